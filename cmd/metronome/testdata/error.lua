@@ -1,0 +1,5 @@
+local function fail(what)
+  error("boom: " .. what)
+end
+
+fail("deliberate")

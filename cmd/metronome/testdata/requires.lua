@@ -1,0 +1,2 @@
+local lib = require "lib.greet"
+print(lib.greet(arg[1]))

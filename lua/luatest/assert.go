@@ -1,0 +1,203 @@
+package luatest
+
+import (
+	"fmt"
+	"strings"
+
+	glua "github.com/yuin/gopher-lua"
+)
+
+// T is the state of one running test; Lua sees it as the t argument.
+type T struct {
+	suite *suite
+	res   Result
+	done  bool
+}
+
+func (s *suite) newMeta() *glua.LTable {
+	L := s.L
+	methods := L.SetFuncs(L.NewTable(), map[string]glua.LGFunction{
+		"eq":    s.eq,
+		"ok":    s.ok,
+		"error": s.errorCheck,
+		"skip":  s.skip,
+		"log":   s.log,
+	})
+	mt := L.NewTable()
+	mt.RawSetString("__index", L.NewFunction(func(L *glua.LState) int {
+		t := L.CheckUserData(1).Value.(*T)
+		key := L.CheckString(2)
+		if key == "name" {
+			L.Push(glua.LString(t.res.Name))
+			return 1
+		}
+		L.Push(methods.RawGetString(key))
+		return 1
+	}))
+	mt.RawSetString("__tostring", L.NewFunction(func(L *glua.LState) int {
+		L.Push(glua.LString(fmt.Sprintf("test %q", L.CheckUserData(1).Value.(*T).res.Name)))
+		return 1
+	}))
+	return mt
+}
+
+// checkT returns the test a method was called on, and refuses t.eq(...) (a
+// dot instead of a colon) and a t kept past its test.
+func (s *suite) checkT(L *glua.LState, method string) *T {
+	if ud, ok := L.Get(1).(*glua.LUserData); ok {
+		if t, ok := ud.Value.(*T); ok {
+			if t.done {
+				L.RaiseError("t:%s: test %q has finished; use the t passed to the running test", method, t.res.Name)
+			}
+			return t
+		}
+	}
+	L.RaiseError("t:%s: call it with a colon, t:%s(...)", method, method)
+	return nil
+}
+
+// fail records the test's first failure at the calling line of the test file
+// and stops the test.
+func (s *suite) fail(L *glua.LState, t *T, msg string, details ...string) {
+	if t.res.Status != Fail {
+		t.res.Status = Fail
+		t.res.Line = s.fileLine(L)
+		t.res.Message = msg
+		t.res.Details = details
+	}
+	L.Error(s.stop, 0)
+}
+
+// stopped re-raises the stop sentinel when the test already failed or was
+// skipped, so an assertion inside t:error's function still stops the test.
+func (s *suite) stopped(L *glua.LState, t *T) {
+	if t.res.Status != Pass {
+		L.Error(s.stop, 0)
+	}
+}
+
+func (s *suite) eq(L *glua.LState) int {
+	t := s.checkT(L, "eq")
+	if L.GetTop() < 3 {
+		L.RaiseError("t:eq: want two values, got and want, got %d", L.GetTop()-1)
+	}
+	got, want := L.Get(2), L.Get(3)
+	msg := optMessage(L, 4, "values differ")
+	c := comparer{L: L, seen: map[[2]*glua.LTable]bool{}}
+	d := c.equal(got, want, "")
+	if d == nil {
+		return 0
+	}
+	details := labeled(L, "got: ", got)
+	details = append(details, labeled(L, "want: ", want)...)
+	if d.path != "" {
+		details = append(details, fmt.Sprintf("first difference at %s: got %s, want %s",
+			strings.TrimPrefix(d.path, "."), renderLine(L, d.got), renderLine(L, d.want)))
+	}
+	s.fail(L, t, msg, details...)
+	return 0
+}
+
+func (s *suite) ok(L *glua.LState) int {
+	t := s.checkT(L, "ok")
+	if L.ToBool(2) {
+		return 0
+	}
+	s.fail(L, t, optMessage(L, 3, "expected a true value"), labeled(L, "got: ", L.Get(2))...)
+	return 0
+}
+
+// errorCheck is t:error(fn [, text]): text is matched as plain text.
+func (s *suite) errorCheck(L *glua.LState) int {
+	t := s.checkT(L, "error")
+	fn := L.CheckFunction(2)
+	text, hasText := "", false
+	if L.GetTop() >= 3 && L.Get(3) != glua.LNil {
+		text, hasText = L.CheckString(3), true
+	}
+	L.Push(fn)
+	err := L.PCall(0, 0, nil)
+	s.stopped(L, t)
+	want := "an error"
+	if hasText {
+		want = "an error containing " + quote(text)
+	}
+	if err == nil {
+		s.fail(L, t, "expected an error", "got: no error", "want: "+want)
+	}
+	msg := err.Error()
+	if api, ok := err.(*glua.ApiError); ok {
+		msg = describe(L, api.Object)
+	}
+	if hasText && !strings.Contains(msg, text) {
+		s.fail(L, t, "error does not contain the expected text", "got: "+quote(msg), "want: "+want)
+	}
+	return 0
+}
+
+func (s *suite) skip(L *glua.LState) int {
+	t := s.checkT(L, "skip")
+	if t.res.Status == Pass {
+		t.res.Status = Skip
+		t.res.Message = optMessage(L, 2, "")
+	}
+	L.Error(s.stop, 0)
+	return 0
+}
+
+func (s *suite) log(L *glua.LState) int {
+	t := s.checkT(L, "log")
+	parts := make([]string, 0, L.GetTop()-1)
+	for i := 2; i <= L.GetTop(); i++ {
+		parts = append(parts, L.ToStringMeta(L.Get(i)).String())
+	}
+	t.res.Logs = append(t.res.Logs, strings.Join(parts, " "))
+	return 0
+}
+
+func optMessage(L *glua.LState, n int, def string) string {
+	if L.Get(n) == glua.LNil {
+		return def
+	}
+	return L.CheckString(n)
+}
+
+// labeled renders v after label; a value that needs several lines continues
+// below it, indented.
+func labeled(L *glua.LState, label string, v glua.LValue) []string {
+	lines := strings.Split(render(L, v), "\n")
+	lines[0] = label + lines[0]
+	return lines
+}
+
+// describe is the text of an error value: a string as it is, otherwise its
+// __tostring, otherwise its rendering.
+func describe(L *glua.LState, v glua.LValue) string {
+	switch v := v.(type) {
+	case glua.LString:
+		return string(v)
+	case glua.LNumber:
+		return formatNumber(float64(v))
+	}
+	if s, ok := tostringMeta(L, v); ok {
+		return s
+	}
+	return renderLine(L, v)
+}
+
+// tostringMeta calls v's __tostring, if it has one, in protected mode.
+func tostringMeta(L *glua.LState, v glua.LValue) (string, bool) {
+	if L.GetMetaField(v, "__tostring") == glua.LNil {
+		return "", false
+	}
+	err := L.CallByParam(glua.P{Fn: L.NewFunction(func(L *glua.LState) int {
+		L.Push(L.ToStringMeta(L.Get(1)))
+		return 1
+	}), NRet: 1, Protect: true}, v)
+	if err != nil {
+		return fmt.Sprintf("(%s whose __tostring failed: %v)", v.Type(), err), true
+	}
+	s := L.Get(-1).String()
+	L.Pop(1)
+	return s, true
+}

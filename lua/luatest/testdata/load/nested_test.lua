@@ -1,0 +1,3 @@
+test("registers inside a test", function(t)
+  test("late", function() end)
+end)

@@ -1,0 +1,3 @@
+test("never runs", function(t) end)
+
+local x = = 1

@@ -1,0 +1,3 @@
+test("never runs", function(t) end)
+
+error("setup failed")

@@ -1,0 +1,11 @@
+package lua
+
+import glua "github.com/yuin/gopher-lua"
+
+// builtinModules are preloaded into every state NewState makes, by name,
+// through package.preload: a script gets one with require, never as a global.
+// Options.Modules adds to this table (and replaces entries of the same name).
+var builtinModules = map[string]glua.LGFunction{
+	"runtime-scheduler": loadRuntimeScheduler,
+	"temporal":          loadTemporal,
+}
