@@ -279,15 +279,15 @@ func ParseDuration(s string) (Duration, error) {
 				v, err = v.Add(part)
 			}
 		}
+		if err == nil && neg {
+			v = -v // sum in the sign's own range: -PT2562047H47M16.854775808S fits, its magnitude does not
+		}
 		if err == nil {
 			total, err = total.Add(v)
 		}
 		if err != nil {
 			return fail(ErrOverflow.Error())
 		}
-	}
-	if neg {
-		return total.Neg()
 	}
 	return total, nil
 }

@@ -125,9 +125,6 @@ func TestDurationStringIsBalancedISO8601(t *testing.T) {
 		if got := c.d.String(); got != c.want {
 			t.Errorf("Duration(%d).String() = %q, want %q", int64(c.d), got, c.want)
 		}
-		if c.d == math.MinInt64 {
-			continue
-		}
 		back, err := ParseDuration(c.want)
 		if err != nil || back != c.d {
 			t.Errorf("ParseDuration(%q) = %v, %v; want round trip %d", c.want, back, err, int64(c.d))
