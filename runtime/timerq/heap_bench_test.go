@@ -1,0 +1,239 @@
+package timerq
+
+import (
+	"container/heap"
+	"math/bits"
+	"math/rand/v2"
+	goruntime "runtime"
+	"testing"
+)
+
+// BenchmarkHeap and BenchmarkContainerHeap run the same workloads with the
+// same sub-benchmark names, so one run gives the ratios:
+//
+//	schedule-cancel/N  push one value into a queue holding N, then Remove it
+//	cancel-readd/N     Remove a random queued value, push it back with a new key
+//	fire/N             push a value due later than now, Pop the earliest
+//	drain/1M           Pop all of 1M queued values (ns/op is the whole drain)
+//
+// Keys and picks come from tables filled by a fixed-seed PCG, so every run
+// does the same work and the generator is not on the timed path. The tables
+// are at least as long as the queue, so picks reach every value. Setup
+// garbage is collected before the timer starts: a GC cycle running during
+// the loop would turn write barriers on and share the caches.
+
+var benchSizes = []struct {
+	name string
+	n    int
+}{
+	{"1k", 1_000},
+	{"100k", 100_000},
+	{"1M", 1_000_000},
+}
+
+const (
+	drainSize   = 1_000_000
+	minTable    = 1 << 16
+	benchWindow = int64(1) << 40 // deadlines spread over ~18 minutes of ns
+)
+
+// benchData holds the random keys and picks of one queue size; index them
+// with i&mask.
+type benchData struct {
+	keys  []int64 // uniform in [0, benchWindow)
+	picks []int32 // uniform in [0, n)
+	mask  int
+}
+
+func newBenchData(n int) benchData {
+	size := max(minTable, 1<<bits.Len(uint(n-1)))
+	r := rand.New(rand.NewPCG(1, uint64(n)))
+	d := benchData{keys: make([]int64, size), picks: make([]int32, size), mask: size - 1}
+	for i := range d.keys {
+		d.keys[i] = r.Int64N(benchWindow)
+		d.picks[i] = int32(r.IntN(n))
+	}
+	return d
+}
+
+// startTimer collects setup garbage, then resets the benchmark timer.
+func startTimer(b *testing.B) {
+	goruntime.GC()
+	b.ReportAllocs()
+	b.ResetTimer()
+}
+
+type benchItem struct {
+	Node
+	id int
+}
+
+// fillHeap returns a heap holding n values with random keys, and the values.
+func fillHeap(n int, d benchData) (*Heap[*benchItem], []benchItem) {
+	items := make([]benchItem, n)
+	h := &Heap[*benchItem]{}
+	for i := range items {
+		items[i].id = i
+		h.Push(&items[i], d.keys[i], uint64(i))
+	}
+	return h, items
+}
+
+func BenchmarkHeap(b *testing.B) {
+	for _, size := range benchSizes {
+		d := newBenchData(size.n)
+		b.Run("schedule-cancel/"+size.name, func(b *testing.B) {
+			h, _ := fillHeap(size.n, d)
+			x := &benchItem{}
+			seq := uint64(size.n)
+			startTimer(b)
+			for i := 0; i < b.N; i++ {
+				h.Push(x, d.keys[i&d.mask], seq)
+				h.Remove(x)
+				seq++
+			}
+		})
+		b.Run("cancel-readd/"+size.name, func(b *testing.B) {
+			h, items := fillHeap(size.n, d)
+			seq := uint64(size.n)
+			startTimer(b)
+			for i := 0; i < b.N; i++ {
+				x := &items[d.picks[i&d.mask]]
+				h.Remove(x)
+				h.Push(x, d.keys[(i+7)&d.mask], seq)
+				seq++
+			}
+		})
+		b.Run("fire/"+size.name, func(b *testing.B) {
+			h, _ := fillHeap(size.n, d)
+			x, now := &benchItem{}, int64(0)
+			seq := uint64(size.n)
+			startTimer(b)
+			for i := 0; i < b.N; i++ {
+				h.Push(x, now+d.keys[i&d.mask], seq)
+				x, now, _, _ = h.Pop()
+				seq++
+			}
+		})
+	}
+	b.Run("drain/1M", func(b *testing.B) {
+		d := newBenchData(drainSize)
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			h, _ := fillHeap(drainSize, d)
+			goruntime.GC()
+			b.StartTimer()
+			for h.Len() > 0 {
+				h.Pop()
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*drainSize), "ns/pop")
+	})
+}
+
+// chItem and chHeap are the textbook container/heap priority queue: pointer
+// items that record their own index, keys read through the pointers.
+type chItem struct {
+	when  int64
+	seq   uint64
+	index int
+}
+
+type chHeap []*chItem
+
+func (h chHeap) Len() int { return len(h) }
+
+func (h chHeap) Less(i, j int) bool {
+	a, b := h[i], h[j]
+	return a.when < b.when || (a.when == b.when && a.seq < b.seq)
+}
+
+func (h chHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index = i
+	h[j].index = j
+}
+
+func (h *chHeap) Push(x any) {
+	it := x.(*chItem)
+	it.index = len(*h)
+	*h = append(*h, it)
+}
+
+func (h *chHeap) Pop() any {
+	old := *h
+	n := len(old)
+	it := old[n-1]
+	old[n-1] = nil
+	it.index = -1
+	*h = old[:n-1]
+	return it
+}
+
+func chPush(h *chHeap, it *chItem, when int64, seq uint64) {
+	it.when, it.seq = when, seq
+	heap.Push(h, it)
+}
+
+func fillContainerHeap(n int, d benchData) (*chHeap, []chItem) {
+	items := make([]chItem, n)
+	h := &chHeap{}
+	for i := range items {
+		chPush(h, &items[i], d.keys[i], uint64(i))
+	}
+	return h, items
+}
+
+func BenchmarkContainerHeap(b *testing.B) {
+	for _, size := range benchSizes {
+		d := newBenchData(size.n)
+		b.Run("schedule-cancel/"+size.name, func(b *testing.B) {
+			h, _ := fillContainerHeap(size.n, d)
+			x := &chItem{}
+			seq := uint64(size.n)
+			startTimer(b)
+			for i := 0; i < b.N; i++ {
+				chPush(h, x, d.keys[i&d.mask], seq)
+				heap.Remove(h, x.index)
+				seq++
+			}
+		})
+		b.Run("cancel-readd/"+size.name, func(b *testing.B) {
+			h, items := fillContainerHeap(size.n, d)
+			seq := uint64(size.n)
+			startTimer(b)
+			for i := 0; i < b.N; i++ {
+				x := &items[d.picks[i&d.mask]]
+				heap.Remove(h, x.index)
+				chPush(h, x, d.keys[(i+7)&d.mask], seq)
+				seq++
+			}
+		})
+		b.Run("fire/"+size.name, func(b *testing.B) {
+			h, _ := fillContainerHeap(size.n, d)
+			x := &chItem{}
+			seq := uint64(size.n)
+			startTimer(b)
+			for i := 0; i < b.N; i++ {
+				chPush(h, x, x.when+d.keys[i&d.mask], seq)
+				x = heap.Pop(h).(*chItem)
+				seq++
+			}
+		})
+	}
+	b.Run("drain/1M", func(b *testing.B) {
+		d := newBenchData(drainSize)
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			h, _ := fillContainerHeap(drainSize, d)
+			goruntime.GC()
+			b.StartTimer()
+			for h.Len() > 0 {
+				heap.Pop(h)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*drainSize), "ns/pop")
+	})
+}
