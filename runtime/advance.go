@@ -1,0 +1,272 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/metronome-rt/metronome/temporal"
+)
+
+// maxRejections bounds how many rejected local times in a row a recurrence
+// skips while looking for its next occurrence (a rule whose every time falls
+// in a DST gap would otherwise spin forever).
+const maxRejections = 10_000
+
+// Advance runs every job due at or before Now()+d, in (deadline, creation)
+// order, then sets Now() to Now()+d. Work that callbacks schedule inside the
+// window runs in the same call. d must be >= 0.
+//
+// A callback error stops the drain: Advance returns it in a *JobError and
+// Now() stays at that job's deadline. Advance from inside one of this
+// scheduler's callbacks returns ErrReentrant.
+func (s *Scheduler) Advance(d temporal.Duration) error {
+	return s.advance("advance", d)
+}
+
+// Update is Advance for hosts that count in milliseconds: deltaMs must be
+// finite and >= 0, and is rounded to the nearest nanosecond.
+func (s *Scheduler) Update(deltaMs float64) error {
+	if math.IsNaN(deltaMs) || math.IsInf(deltaMs, 0) || deltaMs < 0 {
+		if err := s.check("update"); err != nil {
+			return err
+		}
+		return &OptionError{"update", "delta-ms", "a finite number of milliseconds >= 0", deltaMs}
+	}
+	d, err := temporal.DurationFromMillis(deltaMs)
+	if err != nil {
+		return &OptionError{"update", "delta-ms", "a finite number of milliseconds >= 0 within range", deltaMs}
+	}
+	return s.advance("update", d)
+}
+
+func (s *Scheduler) advance(name string, d temporal.Duration) error {
+	if err := s.enter(name); err != nil {
+		return err
+	}
+	defer s.leave()
+	if d < 0 {
+		return &OptionError{name, "duration", "a duration >= 0", d}
+	}
+	target, err := s.deadline(name, "duration", d)
+	if err != nil {
+		return err
+	}
+	return s.drain(target, false)
+}
+
+// Next moves Now() to the earliest deadline and runs what is due there. It
+// reports false, and does nothing, when nothing is pending.
+func (s *Scheduler) Next() (bool, error) {
+	if err := s.enter("next"); err != nil {
+		return false, err
+	}
+	defer s.leave()
+	_, when, _, ok := s.q.Peek()
+	if !ok {
+		return false, nil
+	}
+	return true, s.drain(when, false)
+}
+
+// RunAll runs jobs deadline by deadline until nothing is pending, leaving
+// Now() at the last deadline that fired. It fails with a *RunLimitError
+// once more than loopLimit callbacks would run, so it fails while an
+// interval is active. loopLimit must be >= 1.
+func (s *Scheduler) RunAll(loopLimit int) error {
+	if err := s.enter("run-all"); err != nil {
+		return err
+	}
+	defer s.leave()
+	if loopLimit < 1 {
+		return &OptionError{"run-all", "loop-limit", "an integer >= 1", loopLimit}
+	}
+	s.fireLimit = loopLimit
+	for {
+		_, when, _, ok := s.q.Peek()
+		if !ok || s.dropped {
+			return nil
+		}
+		if err := s.drain(when, false); err != nil {
+			return err
+		}
+	}
+}
+
+// RunToLast advances to the latest deadline pending when it is called,
+// running everything due up to it (work scheduled meanwhile beyond it stays
+// pending). With nothing pending it does nothing.
+func (s *Scheduler) RunToLast() error {
+	if err := s.enter("run-to-last"); err != nil {
+		return err
+	}
+	defer s.leave()
+	last, any := int64(0), false
+	s.q.Each(func(_ *job, when int64, _ uint64) bool {
+		last, any = max(last, when), true
+		return true
+	})
+	if !any {
+		return nil
+	}
+	return s.drain(max(last, s.now), false)
+}
+
+// Jump models a host that was suspended for d: Now() moves to Now()+d first,
+// then each due job runs once, at that instant, in (deadline, creation)
+// order. An interval stays on its grid (every 10ms from 0, Jump(35ms): one
+// fire at 35, next at 40); a recurrence fires once and resumes with its
+// first occurrence after the new Now().
+func (s *Scheduler) Jump(d temporal.Duration) error {
+	if err := s.enter("jump"); err != nil {
+		return err
+	}
+	defer s.leave()
+	if d < 0 {
+		return &OptionError{"jump", "duration", "a duration >= 0", d}
+	}
+	target, err := s.deadline("jump", "duration", d)
+	if err != nil {
+		return err
+	}
+	s.now = target
+	return s.drain(target, true)
+}
+
+func (s *Scheduler) enter(name string) error {
+	if s.dropped {
+		return fmt.Errorf("%s: %w", name, ErrDropped)
+	}
+	if s.running {
+		return fmt.Errorf("%s: %w", name, ErrReentrant)
+	}
+	s.running = true
+	s.call++
+	s.loopErr = nil
+	s.fireLimit, s.fires = 0, 0
+	return nil
+}
+
+func (s *Scheduler) leave() {
+	s.running = false
+	s.inJob = false
+}
+
+// drain runs jobs due at or before target. In jump mode every job runs at
+// target; otherwise Now() follows each job's deadline.
+func (s *Scheduler) drain(target int64, jump bool) error {
+	for !s.dropped {
+		j, when, id, ok := s.q.Peek()
+		if !ok || when > target {
+			break
+		}
+		if s.fireLimit > 0 && s.fires >= s.fireLimit {
+			return &RunLimitError{Limit: s.fireLimit}
+		}
+		s.q.Pop()
+		if !jump {
+			s.now = when
+		}
+		s.fires++
+		if err := s.fire(j, when, id, jump, target); err != nil {
+			return err
+		}
+		if s.loopErr != nil {
+			return s.loopErr
+		}
+	}
+	if !s.dropped {
+		s.now = target
+	}
+	return nil
+}
+
+// fire runs one popped job. Repeating jobs are re-queued before their
+// callback runs, so a callback can cancel them and an error loses nothing.
+func (s *Scheduler) fire(j *job, when int64, id uint64, jump bool, target int64) error {
+	kind, ext := j.kind, j.ext
+	s.inJob, s.curID, s.curKind, s.curExt = true, id, kind, ext
+	var err error
+	switch kind {
+	case KindOnce:
+		fn := j.fn
+		s.release(j)
+		s.observe(id, kind, ext, 0)
+		err = fn()
+	case KindEvery:
+		fn := j.fn
+		if next, ok := nextTick(when, ext.interval, jump, target); ok {
+			s.q.Push(j, next, id)
+		} else {
+			s.release(j) // the next tick is past the end of representable time
+		}
+		s.observe(id, kind, ext, 0)
+		err = fn()
+	case KindRecurrence:
+		err = s.fireRecurrence(j, id, jump, target)
+	}
+	if err != nil {
+		return &JobError{ID: id, Kind: kind, Label: ext.labelOf(), Err: err}
+	}
+	return nil
+}
+
+func nextTick(when, iv int64, jump bool, target int64) (int64, bool) {
+	steps := int64(1)
+	if jump && target >= when {
+		steps = (target-when)/iv + 1
+	}
+	if steps > (math.MaxInt64-when)/iv {
+		return 0, false
+	}
+	return when + steps*iv, true
+}
+
+func (s *Scheduler) fireRecurrence(j *job, id uint64, jump bool, target int64) error {
+	ext := j.ext
+	r := ext.rec
+	r.fired++
+	occ := Occurrence{ScheduledAt: r.nextAt, Index: r.fired}
+	var nextErr error
+	queued := false
+	if r.limit == 0 || r.fired < r.limit {
+		if jump {
+			r.it.Seek(temporal.FromUnixNano(s.epoch.UnixNano() + target + 1))
+		}
+		for tries := 0; ; tries++ {
+			if tries == maxRejections {
+				nextErr = fmt.Errorf("%w (and %d more rejected local times in a row; the recurrence ends)", nextErr, maxRejections-1)
+				break
+			}
+			at, ok, e := r.it.Next()
+			if e != nil {
+				if nextErr == nil {
+					nextErr = e
+				}
+				continue
+			}
+			if ok {
+				if d, err := at.Sub(s.epoch); err == nil {
+					r.nextAt = at
+					s.q.Push(j, int64(d), id)
+					queued = true
+				}
+			}
+			break
+		}
+	}
+	fn := r.fn
+	if !queued {
+		s.release(j)
+	}
+	s.observe(id, KindRecurrence, ext, occ.Index)
+	if err := fn(occ); err != nil {
+		return err
+	}
+	return nextErr
+}
+
+func (s *Scheduler) observe(id uint64, k Kind, ext *jobExt, idx int) {
+	if s.observer != nil {
+		s.observer(Fire{At: s.Now(), ID: id, Kind: k, Label: ext.labelOf(), ScheduledIndex: idx})
+	}
+}

@@ -1,0 +1,356 @@
+package runtime
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/metronome-rt/metronome/runtime/timerq"
+	"github.com/metronome-rt/metronome/temporal"
+)
+
+// DefaultLoopLimit is how many jobs callbacks may schedule for the instant
+// being drained, within one call, before the call fails with a *LoopError.
+const DefaultLoopLimit = 10_000
+
+// Scheduler runs once, every and recurrence jobs on its own virtual time.
+// The zero value is not usable; call New.
+type Scheduler struct {
+	epoch temporal.Instant
+	now   int64 // ns after epoch
+	q     timerq.Heap[*job]
+	seq   uint64 // last creation number handed out
+	free  []*job
+
+	running bool   // inside a call that moves time
+	dropped bool   // Drop was called
+	inJob   bool   // a callback is running
+	curID   uint64 // its job's id, kind and extension, for the loop guard
+	curKind Kind
+	curExt  *jobExt
+
+	loopLimit int
+	call      uint64 // counts time-moving calls, to scope the loop guard
+	rearmCall uint64
+	rearmAt   int64
+	rearms    int
+	loopErr   error
+	fireLimit int // RunAll: fires allowed in this call; 0 means no limit
+	fires     int
+
+	observer func(Fire)
+}
+
+// Fire describes one callback about to run; see SetObserver.
+type Fire struct {
+	At             temporal.Instant
+	ID             uint64
+	Kind           Kind
+	Label          string
+	ScheduledIndex int // recurrence: the occurrence index; 0 otherwise
+}
+
+// New returns a scheduler whose epoch, and Now, is clock.Now().
+// New panics if clock is nil.
+func New(clock temporal.Clock) *Scheduler {
+	if clock == nil {
+		panic("runtime.New: nil clock")
+	}
+	return &Scheduler{epoch: clock.Now(), loopLimit: DefaultLoopLimit}
+}
+
+// Now returns the scheduler's current instant: the epoch plus the time
+// advanced so far, or, while a callback runs, that job's deadline.
+func (s *Scheduler) Now() temporal.Instant {
+	return temporal.FromUnixNano(s.epoch.UnixNano() + s.now)
+}
+
+// Epoch returns the instant New read from its clock.
+func (s *Scheduler) Epoch() temporal.Instant { return s.epoch }
+
+// Elapsed returns Now() minus the epoch.
+func (s *Scheduler) Elapsed() temporal.Duration { return temporal.Duration(s.now) }
+
+// Count returns the number of active jobs.
+func (s *Scheduler) Count() int { return s.q.Len() }
+
+// Dropped reports whether Drop was called.
+func (s *Scheduler) Dropped() bool { return s.dropped }
+
+// Running reports whether a call that moves time is in progress, i.e.
+// whether the caller is inside one of this scheduler's callbacks.
+func (s *Scheduler) Running() bool { return s.running }
+
+// SetObserver installs fn to be called just before each callback runs, or
+// removes it when fn is nil. Tracing costs nothing while it is nil.
+func (s *Scheduler) SetObserver(fn func(Fire)) { s.observer = fn }
+
+// SetLoopLimit sets how many jobs callbacks may schedule for the instant
+// being drained within one call (default DefaultLoopLimit). n must be >= 1.
+func (s *Scheduler) SetLoopLimit(n int) error {
+	if s.dropped {
+		return fmt.Errorf("set-loop-limit: %w", ErrDropped)
+	}
+	if n < 1 {
+		return &OptionError{"set-loop-limit", "limit", "an integer >= 1", n}
+	}
+	s.loopLimit = n
+	return nil
+}
+
+// NextDeadline returns the earliest pending deadline; ok is false when
+// nothing is pending.
+func (s *Scheduler) NextDeadline() (at temporal.Instant, ok bool) {
+	_, when, _, ok := s.q.Peek()
+	if !ok {
+		return temporal.Instant{}, false
+	}
+	return temporal.FromUnixNano(s.epoch.UnixNano() + when), true
+}
+
+// ScheduleOnce runs fn once, delay after Now(). A zero delay is due at
+// Now(): the next call that moves time runs it, even Advance(0).
+func (s *Scheduler) ScheduleOnce(delay temporal.Duration, fn Func, opts ...JobOption) (Handle, error) {
+	const name = "schedule-once"
+	if err := s.check(name); err != nil {
+		return Handle{}, err
+	}
+	if delay < 0 {
+		return Handle{}, &OptionError{name, "delay", "a duration >= 0", delay}
+	}
+	if fn == nil {
+		return Handle{}, &OptionError{name, "callback", "a function", "nil"}
+	}
+	at, err := s.deadline(name, "delay", delay)
+	if err != nil {
+		return Handle{}, err
+	}
+	return s.push(at, KindOnce, fn, newExt(KindOnce, opts))
+}
+
+// ScheduleEvery runs fn every interval, first at Now()+interval. Within one
+// call that moves time it fires once for each period that call passes.
+func (s *Scheduler) ScheduleEvery(interval temporal.Duration, fn Func, opts ...JobOption) (Handle, error) {
+	const name = "schedule-every"
+	if err := s.check(name); err != nil {
+		return Handle{}, err
+	}
+	if interval <= 0 {
+		return Handle{}, &OptionError{name, "interval", "a duration > 0", interval}
+	}
+	if fn == nil {
+		return Handle{}, &OptionError{name, "callback", "a function", "nil"}
+	}
+	at, err := s.deadline(name, "interval", interval)
+	if err != nil {
+		return Handle{}, err
+	}
+	ext := newExt(KindEvery, opts)
+	ext.interval = int64(interval)
+	return s.push(at, KindEvery, fn, ext)
+}
+
+// Recurrence says which occurrences a recurrence job fires.
+type Recurrence struct {
+	Set            *temporal.RecurrenceSet
+	Zone           string                  // IANA id; required
+	Disambiguation temporal.Disambiguation // default Reject
+	Limit          int                     // fires at most this many; 0: no cap
+}
+
+// ScheduleRecurrence fires fn at each occurrence of r not before Now(),
+// expanded lazily: one occurrence is pending at a time. Occurrences before
+// Now() are neither fired nor counted. A local time the disambiguation
+// rejects is an error here when it is the first occurrence not before Now();
+// later, computing the next occurrence is part of firing one, so the error
+// comes out of the call that fires the occurrence before it, and the job
+// goes on with the next valid occurrence.
+func (s *Scheduler) ScheduleRecurrence(r Recurrence, fn RecurrenceFunc, opts ...JobOption) (Handle, error) {
+	const name = "schedule-recurrence"
+	if err := s.check(name); err != nil {
+		return Handle{}, err
+	}
+	if r.Set == nil {
+		return Handle{}, &OptionError{name, "recurrence-set", "a recurrence set", "nil"}
+	}
+	if fn == nil {
+		return Handle{}, &OptionError{name, "callback", "a function", "nil"}
+	}
+	if r.Limit < 0 {
+		return Handle{}, &OptionError{name, "limit", "an integer >= 1", r.Limit}
+	}
+	zone, err := temporal.LoadZone(r.Zone)
+	if err != nil {
+		return Handle{}, fmt.Errorf("%s: zone-id: %w", name, err)
+	}
+	it := r.Set.Iterator(zone, r.Disambiguation)
+	it.Seek(s.Now())
+	at, ok, err := it.Next()
+	if err != nil {
+		return Handle{}, fmt.Errorf("%s: %w", name, err)
+	}
+	ext := newExt(KindRecurrence, opts)
+	ext.rec = &recurrence{fn: fn, it: it, limit: r.Limit, nextAt: at}
+	if !ok {
+		// Nothing left to fire: an inactive handle, like a fired one-shot.
+		s.seq++
+		return Handle{s: s, id: s.seq}, nil
+	}
+	d, err := at.Sub(s.epoch)
+	if err != nil {
+		return Handle{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return s.push(int64(d), KindRecurrence, nil, ext)
+}
+
+func newExt(k Kind, opts []JobOption) *jobExt {
+	if k == KindOnce && len(opts) == 0 {
+		return nil
+	}
+	e := &jobExt{}
+	for _, o := range opts {
+		o(e)
+	}
+	return e
+}
+
+func (s *Scheduler) check(name string) error {
+	if s.dropped {
+		return fmt.Errorf("%s: %w", name, ErrDropped)
+	}
+	return nil
+}
+
+// deadline returns Now()+d in ns after the epoch, refusing a deadline whose
+// instant would leave the int64-nanosecond range.
+func (s *Scheduler) deadline(name, key string, d temporal.Duration) (int64, error) {
+	at := s.now + int64(d)
+	if int64(d) > math.MaxInt64-s.now || s.epoch.UnixNano() > math.MaxInt64-at {
+		return 0, &OptionError{name, key, "a duration that keeps the deadline within int64 nanoseconds", d}
+	}
+	return at, nil
+}
+
+func (s *Scheduler) push(at int64, k Kind, fn Func, ext *jobExt) (Handle, error) {
+	if s.running && at == s.now {
+		if err := s.countRearm(); err != nil {
+			return Handle{}, err
+		}
+	}
+	var j *job
+	if n := len(s.free); n > 0 {
+		j, s.free = s.free[n-1], s.free[:n-1]
+	} else {
+		j = new(job)
+	}
+	j.kind, j.fn, j.ext = k, fn, ext
+	s.seq++
+	s.q.Push(j, at, s.seq)
+	return Handle{s: s, j: j, id: s.seq, gen: j.gen}, nil
+}
+
+// countRearm implements the loop guard for work scheduled at the instant
+// being drained.
+func (s *Scheduler) countRearm() error {
+	if s.rearmCall != s.call || s.rearmAt != s.now {
+		s.rearmCall, s.rearmAt, s.rearms = s.call, s.now, 0
+	}
+	s.rearms++
+	if s.rearms > s.loopLimit {
+		by := ""
+		if s.inJob {
+			by = jobName(s.curKind, s.curID, s.curExt.labelOf())
+		}
+		s.loopErr = &LoopError{Limit: s.loopLimit, By: by, AtNs: s.now}
+		return s.loopErr
+	}
+	return nil
+}
+
+// release unqueues j and returns it to the free list; handles to it go stale.
+func (s *Scheduler) release(j *job) {
+	s.q.Remove(j)
+	j.gen++
+	j.fn, j.ext = nil, nil
+	if len(s.free) < 1024 || len(s.free) < s.q.Len() {
+		s.free = append(s.free, j)
+	}
+}
+
+// Clear deactivates all pending work; the scheduler stays usable. Called
+// from a callback, it stops jobs due at the same deadline from running
+// later in that drain.
+func (s *Scheduler) Clear() error {
+	if err := s.check("clear"); err != nil {
+		return err
+	}
+	s.clear()
+	return nil
+}
+
+func (s *Scheduler) clear() {
+	s.q.Each(func(j *job, _ int64, _ uint64) bool {
+		j.gen++
+		j.fn, j.ext = nil, nil
+		return true
+	})
+	s.q.Clear()
+	s.free = nil
+}
+
+// Drop deactivates all pending work and makes every later call but Drop
+// return ErrDropped. It is idempotent. Called from a callback, it ends the
+// drain after that callback.
+func (s *Scheduler) Drop() {
+	s.clear()
+	s.dropped = true
+}
+
+// JobInfo describes a pending job, as List reports it.
+type JobInfo struct {
+	ID              uint64
+	Kind            Kind
+	Label           string
+	Group           string // the group's name; "" for a job in no group
+	DueAt           temporal.Instant
+	DueIn           temporal.Duration
+	Interval        temporal.Duration // every only
+	OccurrenceIndex int               // recurrence only: the index the pending occurrence will get
+}
+
+// List returns the active jobs in due order (deadline, then creation).
+func (s *Scheduler) List() []JobInfo { return s.list(nil) }
+
+// list returns the jobs of g (all jobs when g is nil) in due order.
+func (s *Scheduler) list(g *Group) []JobInfo {
+	out := make([]JobInfo, 0, s.q.Len())
+	s.q.Each(func(j *job, when int64, seq uint64) bool {
+		if g != nil && (j.ext == nil || j.ext.group != g) {
+			return true
+		}
+		info := JobInfo{
+			ID: seq, Kind: j.kind, Label: j.label(),
+			DueAt: temporal.FromUnixNano(s.epoch.UnixNano() + when),
+			DueIn: temporal.Duration(when - s.now),
+		}
+		if j.ext != nil {
+			if j.ext.group != nil {
+				info.Group = j.ext.group.name
+			}
+			info.Interval = temporal.Duration(j.ext.interval)
+			if r := j.ext.rec; r != nil {
+				info.OccurrenceIndex = r.fired + 1
+			}
+		}
+		out = append(out, info)
+		return true
+	})
+	slices.SortFunc(out, func(a, b JobInfo) int {
+		if c := a.DueAt.Compare(b.DueAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return out
+}
