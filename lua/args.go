@@ -1,0 +1,251 @@
+package lua
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	glua "github.com/yuin/gopher-lua"
+)
+
+// snake returns the snake_case spelling of a kebab-case name: "zone-id"
+// becomes "zone_id" and "active?" becomes "is_active".
+func snake(kebab string) string {
+	if strings.HasSuffix(kebab, "?") {
+		return "is_" + strings.ReplaceAll(strings.TrimSuffix(kebab, "?"), "-", "_")
+	}
+	return strings.ReplaceAll(kebab, "-", "_")
+}
+
+// argError raises "bad argument #n to 'fn' (msg)", the form Lua's own
+// library errors take.
+func argError(L *glua.LState, n int, fn, msg string) {
+	L.RaiseError("bad argument #%d to '%s' (%s)", n, fn, msg)
+}
+
+// describe renders a Lua value for an error message: its type and, for
+// scalars, the value itself.
+func describe(v glua.LValue) string {
+	switch v := v.(type) {
+	case glua.LNumber:
+		return "number " + formatNumber(float64(v))
+	case glua.LString:
+		return fmt.Sprintf("string %q", string(v))
+	case glua.LBool:
+		return "boolean " + v.String()
+	case *glua.LNilType:
+		return "nil"
+	case *glua.LUserData:
+		if n, ok := v.Value.(interface{ luaTypeName() string }); ok {
+			return n.luaTypeName()
+		}
+		return "userdata"
+	}
+	return v.Type().String()
+}
+
+// formatNumber prints integral floats without an exponent and others with
+// the shortest exact-enough form, unlike gopher-lua's %.14g.
+func formatNumber(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case f == math.Trunc(f) && math.Abs(f) < 1e21:
+		return fmt.Sprintf("%.0f", f)
+	}
+	return fmt.Sprint(f)
+}
+
+// options is a closed option table read once: every key must be one of the
+// accepted names (kebab-case or its snake_case spelling, never both).
+type options struct {
+	L     *glua.LState
+	fn    string
+	arg   int
+	vals  map[string]glua.LValue // by kebab name
+	which map[string]string      // kebab name -> spelling used
+}
+
+// checkOptions reads argument n of fn as a closed option table with the
+// given kebab-case keys. hints maps a refused key to advice (for example
+// "delay-ms" to "use runtime-timers for milliseconds").
+func checkOptions(L *glua.LState, n int, fn string, keys []string, hints map[string]string) *options {
+	tbl, ok := L.Get(n).(*glua.LTable)
+	if !ok {
+		argError(L, n, fn, fmt.Sprintf("option table expected, got %s", describe(L.Get(n))))
+	}
+	return readOptions(L, tbl, n, fn, keys, hints)
+}
+
+func readOptions(L *glua.LState, tbl *glua.LTable, n int, fn string, keys []string, hints map[string]string) *options {
+	o := &options{L: L, fn: fn, arg: n, vals: map[string]glua.LValue{}, which: map[string]string{}}
+	accept := make(map[string]string, 2*len(keys))
+	for _, k := range keys {
+		accept[k] = k
+		accept[snake(k)] = k
+	}
+	var bad string
+	tbl.ForEach(func(k, v glua.LValue) {
+		if bad != "" {
+			return
+		}
+		ks, isStr := k.(glua.LString)
+		if !isStr {
+			bad = fmt.Sprintf("option keys must be strings, got %s", describe(k))
+			return
+		}
+		name, known := accept[string(ks)]
+		if !known {
+			if h, ok := hints[string(ks)]; ok {
+				bad = fmt.Sprintf("unknown option :%s; %s", ks, h)
+				return
+			}
+			bad = fmt.Sprintf("unknown option :%s (accepted: %s)", ks, acceptedList(keys))
+			return
+		}
+		if prev, dup := o.which[name]; dup {
+			bad = fmt.Sprintf("options :%s and :%s are one option; give one spelling", prev, ks)
+			return
+		}
+		o.which[name] = string(ks)
+		o.vals[name] = v
+	})
+	if bad != "" {
+		argError(L, n, fn, bad)
+	}
+	return o
+}
+
+func acceptedList(keys []string) string {
+	s := append([]string(nil), keys...)
+	sort.Strings(s)
+	for i := range s {
+		s[i] = ":" + s[i]
+	}
+	return strings.Join(s, " ")
+}
+
+// get returns the option's value, or nil when absent.
+func (o *options) get(key string) glua.LValue {
+	if v, ok := o.vals[key]; ok {
+		return v
+	}
+	return glua.LNil
+}
+
+func (o *options) has(key string) bool { _, ok := o.vals[key]; return ok }
+
+// fail raises an argument error about one option.
+func (o *options) fail(key, want string) {
+	argError(o.L, o.arg, o.fn, fmt.Sprintf(":%s must be %s, got %s", key, want, describe(o.get(key))))
+}
+
+// function returns a required function option. A callable table is
+// refused: the fire path calls functions only.
+func (o *options) function(key string) *glua.LFunction {
+	f, ok := o.get(key).(*glua.LFunction)
+	if !ok {
+		o.fail(key, "a function")
+	}
+	return f
+}
+
+// str returns a string option; required says whether nil is an error.
+func (o *options) str(key string, required bool) (string, bool) {
+	switch v := o.get(key).(type) {
+	case glua.LString:
+		return string(v), true
+	case *glua.LNilType:
+		if required {
+			o.fail(key, "a string")
+		}
+		return "", false
+	}
+	o.fail(key, "a string")
+	return "", false
+}
+
+// integer returns an integer-valued number option (numeric strings refused).
+func (o *options) integer(key string, required bool) (int64, bool) {
+	v := o.get(key)
+	if v == glua.LNil && !required {
+		return 0, false
+	}
+	n, ok := toInteger(v)
+	if !ok {
+		o.fail(key, "an integer")
+	}
+	return n, true
+}
+
+// toInteger accepts only a Lua number with an integral value that fits int64.
+func toInteger(v glua.LValue) (int64, bool) {
+	n, ok := v.(glua.LNumber)
+	if !ok {
+		return 0, false
+	}
+	f := float64(n)
+	if f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// checkNumber reads argument n as a Lua number; numeric strings such as "16"
+// are refused, unlike L.CheckNumber.
+func checkNumber(L *glua.LState, n int, fn, name string) float64 {
+	v, ok := L.Get(n).(glua.LNumber)
+	if !ok {
+		argError(L, n, fn, fmt.Sprintf("%s must be a number, got %s", name, describe(L.Get(n))))
+	}
+	return float64(v)
+}
+
+// setFuncs sets each function under its kebab-case name and its snake_case
+// spelling.
+func setFuncs(L *glua.LState, t *glua.LTable, funcs map[string]glua.LGFunction) {
+	for name, f := range funcs {
+		fn := L.NewFunction(f)
+		t.RawSetString(name, fn)
+		if s := snake(name); s != name {
+			t.RawSetString(s, fn)
+		}
+	}
+}
+
+// kebab returns the kebab-case name a snake_case spelling stands for.
+func kebab(s string) string {
+	if strings.HasPrefix(s, "is_") {
+		return strings.ReplaceAll(strings.TrimPrefix(s, "is_"), "_", "-") + "?"
+	}
+	return strings.ReplaceAll(s, "_", "-")
+}
+
+const recordMetaKey = "metronome.record"
+
+// newRecord makes a table with canonical (kebab-case) keys whose snake_case
+// spellings also read, through a shared metatable; pairs shows only the
+// canonical keys.
+func newRecord(L *glua.LState, size int) *glua.LTable {
+	t := L.CreateTable(0, size)
+	mt, ok := L.GetField(L.Get(glua.RegistryIndex), recordMetaKey).(*glua.LTable)
+	if !ok {
+		mt = L.NewTable()
+		mt.RawSetString("__index", L.NewFunction(func(L *glua.LState) int {
+			k, ok := L.Get(2).(glua.LString)
+			if !ok {
+				return 0
+			}
+			L.Push(L.CheckTable(1).RawGetString(kebab(string(k))))
+			return 1
+		}))
+		L.SetField(L.Get(glua.RegistryIndex), recordMetaKey, mt)
+	}
+	L.SetMetatable(t, mt)
+	return t
+}

@@ -1,0 +1,233 @@
+package lua
+
+import (
+	"errors"
+	"fmt"
+
+	glua "github.com/yuin/gopher-lua"
+
+	"github.com/metronome-rt/metronome/runtime"
+	"github.com/metronome-rt/metronome/temporal"
+)
+
+// msHint points a millisecond key at the layer that takes milliseconds.
+var msHint = map[string]string{
+	"delay-ms":    "the typed scheduler takes :delay as a Temporal.duration; use runtime-timers for milliseconds",
+	"delay_ms":    "the typed scheduler takes :delay as a Temporal.duration; use runtime-timers for milliseconds",
+	"interval-ms": "the typed scheduler takes :interval as a Temporal.duration; use runtime-timers for milliseconds",
+	"interval_ms": "the typed scheduler takes :interval as a Temporal.duration; use runtime-timers for milliseconds",
+}
+
+// target is where typed jobs go: a whole scheduler or one group of it.
+type target interface {
+	ScheduleOnce(temporal.Duration, runtime.Func, ...runtime.JobOption) (runtime.Handle, error)
+	ScheduleEvery(temporal.Duration, runtime.Func, ...runtime.JobOption) (runtime.Handle, error)
+	ScheduleRecurrence(runtime.Recurrence, runtime.RecurrenceFunc, ...runtime.JobOption) (runtime.Handle, error)
+}
+
+// callFunc calls f with no arguments in protected mode; a Lua error comes
+// back as the *glua.ApiError carrying the message and traceback.
+func callFunc(L *glua.LState, f *glua.LFunction) error {
+	L.Push(f)
+	return L.PCall(0, 0, nil)
+}
+
+// luaJob turns a Lua function into a runtime.Func: one PCall per fire, no
+// arguments, no coroutine. It runs on the main thread: the coroutine that
+// scheduled it may be dead by the time it fires.
+func luaJob(L *glua.LState, f *glua.LFunction) runtime.Func {
+	main := L.G.MainThread
+	return func() error { return callFunc(main, f) }
+}
+
+// where returns "file:line" of the Lua code calling the current Go function.
+func where(L *glua.LState) string {
+	w := L.Where(1)
+	if len(w) > 0 && w[len(w)-1] == ':' {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+// scheduleOnce, scheduleEvery and scheduleRecurrence read argument 2 as
+// the typed option table and schedule into t. fn names the Lua function.
+func scheduleOnce(L *glua.LState, t target, fn string) runtime.Handle {
+	o := checkOptions(L, 2, fn, []string{"delay", "callback"}, msHint)
+	d := o.duration("delay", true)
+	cb := o.function("callback")
+	h, err := t.ScheduleOnce(d, luaJob(L, cb), runtime.WithLabel(where(L)))
+	raiseIf(L, o, err)
+	return h
+}
+
+func scheduleEvery(L *glua.LState, t target, fn string) runtime.Handle {
+	o := checkOptions(L, 2, fn, []string{"interval", "callback"}, msHint)
+	d := o.duration("interval", false)
+	cb := o.function("callback")
+	h, err := t.ScheduleEvery(d, luaJob(L, cb), runtime.WithLabel(where(L)))
+	raiseIf(L, o, err)
+	return h
+}
+
+func scheduleRecurrence(L *glua.LState, t target, fn string) runtime.Handle {
+	o := checkOptions(L, 2, fn, []string{"recurrence-set", "zone-id", "callback", "disambiguation", "limit"}, nil)
+	rs, ok := toRecurrenceSet(o.get("recurrence-set"))
+	if !ok {
+		o.fail("recurrence-set", "a Temporal.recurrence-set")
+	}
+	zone, _ := o.str("zone-id", true)
+	dis := temporal.Reject
+	if s, given := o.str("disambiguation", false); given {
+		var err error
+		if dis, err = temporal.ParseDisambiguation(s); err != nil {
+			o.fail("disambiguation", `"reject", "compatible", "earlier" or "later"`)
+		}
+	}
+	limit, given := o.integer("limit", false)
+	if given && limit < 1 {
+		o.fail("limit", "an integer >= 1")
+	}
+	cb := o.function("callback")
+	r := runtime.Recurrence{Set: rs, Zone: zone, Disambiguation: dis, Limit: int(limit)}
+	main := L.G.MainThread
+	h, err := t.ScheduleRecurrence(r, func(occ runtime.Occurrence) error {
+		p := newRecord(main, 2)
+		p.RawSetString("scheduled-at", newInstant(main, occ.ScheduledAt))
+		p.RawSetString("occurrence-index", glua.LNumber(occ.Index))
+		main.Push(cb)
+		main.Push(p)
+		return main.PCall(1, 0, nil)
+	}, runtime.WithLabel(where(L)))
+	raiseIf(L, o, err)
+	return h
+}
+
+// duration reads a Temporal.duration option; a number gets a pointer to the
+// millisecond layer.
+func (o *options) duration(key string, required bool) temporal.Duration {
+	v := o.get(key)
+	if d, ok := toDuration(v); ok {
+		return d
+	}
+	if _, isNum := v.(glua.LNumber); isNum {
+		o.fail(key, "a Temporal.duration (use runtime-timers for milliseconds)")
+	}
+	o.fail(key, "a Temporal.duration")
+	return 0
+}
+
+// raiseIf turns a Go error from a scheduling call into a Lua error: option
+// errors as argument errors on the option table, others as they are.
+func raiseIf(L *glua.LState, o *options, err error) {
+	if err == nil {
+		return
+	}
+	var oe *runtime.OptionError
+	if errors.As(err, &oe) && o != nil {
+		argError(L, o.arg, o.fn, fmt.Sprintf(":%s must be %s, got %v", oe.Key, oe.Want, oe.Got))
+	}
+	L.RaiseError("%s", err.Error())
+}
+
+// raiseJobError re-raises a callback's error out of the call that fired it:
+// the Lua message (with where it was raised) and its traceback.
+func raiseJobError(L *glua.LState, fn string, err error) {
+	var api *glua.ApiError
+	if errors.As(err, &api) {
+		var je *runtime.JobError
+		job := ""
+		if errors.As(err, &je) {
+			job = fmt.Sprintf("%s #%d", je.Kind, je.ID)
+			if je.Label != "" {
+				job += " scheduled at " + je.Label
+			}
+		}
+		if _, isStr := api.Object.(glua.LString); !isStr && api.Object != glua.LNil {
+			L.Error(api.Object, 0) // keep error objects (tables) as they are
+		}
+		msg := api.Object.String()
+		if job != "" {
+			msg += "\n\t(in the callback of " + job + ")"
+		}
+		if api.StackTrace != "" {
+			msg += "\n" + api.StackTrace
+		}
+		L.Error(glua.LString(msg), 0)
+	}
+	L.Error(glua.LString(fn+": "+err.Error()), 0)
+}
+
+// handle userdata.
+
+const handleMeta = "metronome.handle"
+
+type luaHandle struct{ h runtime.Handle }
+
+func (*luaHandle) luaTypeName() string { return "runtime-scheduler handle" }
+
+func pushHandle(L *glua.LState, h runtime.Handle) {
+	ud := L.NewUserData()
+	ud.Value = &luaHandle{h}
+	L.SetMetatable(ud, handleMetatable(L))
+	L.Push(ud)
+}
+
+func handleMetatable(L *glua.LState) *glua.LTable {
+	reg := L.Get(glua.RegistryIndex).(*glua.LTable)
+	if mt, ok := reg.RawGetString(handleMeta).(*glua.LTable); ok {
+		return mt
+	}
+	methods := L.NewTable()
+	setFuncs(L, methods, map[string]glua.LGFunction{
+		"cancel":  func(L *glua.LState) int { L.Push(glua.LBool(checkHandle(L, "cancel").Cancel())); return 1 },
+		"drop":    func(L *glua.LState) int { L.Push(glua.LBool(checkHandle(L, "drop").Drop())); return 1 },
+		"active?": func(L *glua.LState) int { L.Push(glua.LBool(checkHandle(L, "active?").Active())); return 1 },
+	})
+	mt := L.NewTable()
+	mt.RawSetString("__index", L.NewFunction(func(L *glua.LState) int {
+		h := checkHandle(L, "index")
+		if k, ok := L.Get(2).(glua.LString); ok && k == "id" {
+			L.Push(glua.LNumber(h.ID()))
+			return 1
+		}
+		L.Push(methods.RawGet(L.Get(2)))
+		return 1
+	}))
+	mt.RawSetString("__tostring", L.NewFunction(func(L *glua.LState) int {
+		h := checkHandle(L, "tostring")
+		L.Push(glua.LString(fmt.Sprintf("handle #%d", h.ID())))
+		return 1
+	}))
+	reg.RawSetString(handleMeta, mt)
+	return mt
+}
+
+func checkHandle(L *glua.LState, fn string) runtime.Handle {
+	if ud, ok := L.Get(1).(*glua.LUserData); ok {
+		if h, ok := ud.Value.(*luaHandle); ok {
+			return h.h
+		}
+	}
+	argError(L, 1, fn, "handle expected, got "+describe(L.Get(1)))
+	return runtime.Handle{}
+}
+
+// pushJobList pushes jobs as LUA-API's list() records.
+func pushJobList(L *glua.LState, jobs []runtime.JobInfo) {
+	list := L.CreateTable(len(jobs), 0)
+	for _, j := range jobs {
+		r := newRecord(L, 6)
+		r.RawSetString("id", glua.LNumber(j.ID))
+		r.RawSetString("kind", glua.LString(j.Kind.String()))
+		r.RawSetString("due-at", newInstant(L, j.DueAt))
+		r.RawSetString("due-in", newDuration(L, j.DueIn))
+		if j.Kind == runtime.KindEvery {
+			r.RawSetString("interval", newDuration(L, j.Interval))
+		}
+		if j.Kind == runtime.KindRecurrence {
+			r.RawSetString("occurrence-index", glua.LNumber(j.OccurrenceIndex))
+		}
+		list.Append(r)
+	}
+	L.Push(list)
+}
