@@ -7,5 +7,7 @@ import glua "github.com/yuin/gopher-lua"
 // Options.Modules adds to this table (and replaces entries of the same name).
 var builtinModules = map[string]glua.LGFunction{
 	"runtime-scheduler": loadRuntimeScheduler,
+	// app-host.services needs no host: make-scheduler makes its own.
+	"app-host.services": loadAppHostServices,
 	"temporal":          loadTemporal,
 }

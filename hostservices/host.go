@@ -1,0 +1,257 @@
+package hostservices
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/metronome-rt/metronome/runtime"
+	"github.com/metronome-rt/metronome/temporal"
+)
+
+// ErrNameTaken is wrapped by Register when the name is already registered.
+var ErrNameTaken = errors.New("a facet with this name is already registered")
+
+// FacetError wraps the error a facet returned from Update.
+type FacetError struct {
+	Name string // the facet's registered name
+	Err  error
+}
+
+func (e *FacetError) Error() string { return fmt.Sprintf("facet %q: %v", e.Name, e.Err) }
+
+func (e *FacetError) Unwrap() error { return e.Err }
+
+// Facet is a part of the host that runs once per frame, after the frame's
+// scheduled jobs. deltaMs is the frame's delta in milliseconds. A non-nil
+// error stops the frame and is returned, in a *FacetError, by the call that
+// ran it.
+type Facet interface {
+	Update(deltaMs float64) error
+}
+
+// FacetFunc adapts a function to Facet.
+type FacetFunc func(deltaMs float64) error
+
+// Update calls f(deltaMs).
+func (f FacetFunc) Update(deltaMs float64) error { return f(deltaMs) }
+
+// Host owns a typed scheduler and a facet registry. The zero value is not
+// usable; call New.
+type Host struct {
+	s      *runtime.Scheduler
+	jobs   *runtime.Group
+	facets []*entry // registration order; removed entries are dropped at once
+	byName map[string]*entry
+	paused bool
+	busy   bool // a frame is running
+}
+
+type entry struct {
+	name    string
+	f       Facet
+	removed bool // unregistered: a frame that listed it skips it
+}
+
+// New returns a running (not paused) host whose scheduler's epoch, and Now,
+// is clock.Now(). New panics if clock is nil.
+func New(clock temporal.Clock) *Host {
+	if clock == nil {
+		panic("hostservices.New: nil clock")
+	}
+	s := runtime.New(clock)
+	return &Host{s: s, jobs: s.NewGroup("app-host"), byName: map[string]*entry{}}
+}
+
+// Scheduler returns the host's scheduler: the one timeline that Update and
+// Step move. Other layers add jobs to it through groups of their own
+// (compat.New(h.Scheduler())); moving its time directly (Advance, Update)
+// bypasses pause and facets.
+func (h *Host) Scheduler() *runtime.Scheduler { return h.s }
+
+// Jobs returns the group that holds the host's own typed jobs: what
+// ScheduleOnce, ScheduleEvery and ScheduleRecurrence add and Clear removes.
+func (h *Host) Jobs() *runtime.Group { return h.jobs }
+
+// ScheduleOnce runs fn once, delay after Now(); see runtime.Scheduler.
+func (h *Host) ScheduleOnce(delay temporal.Duration, fn runtime.Func, opts ...runtime.JobOption) (runtime.Handle, error) {
+	return h.jobs.ScheduleOnce(delay, fn, opts...)
+}
+
+// ScheduleEvery runs fn every interval, first at Now()+interval; see
+// runtime.Scheduler.
+func (h *Host) ScheduleEvery(interval temporal.Duration, fn runtime.Func, opts ...runtime.JobOption) (runtime.Handle, error) {
+	return h.jobs.ScheduleEvery(interval, fn, opts...)
+}
+
+// ScheduleRecurrence fires fn at each occurrence of r not before Now(); see
+// runtime.Scheduler.
+func (h *Host) ScheduleRecurrence(r runtime.Recurrence, fn runtime.RecurrenceFunc, opts ...runtime.JobOption) (runtime.Handle, error) {
+	return h.jobs.ScheduleRecurrence(r, fn, opts...)
+}
+
+// Clear deactivates the host's own pending jobs. Jobs other groups put on
+// the scheduler (compatibility timers) and the facets stay. Called from a
+// job, it stops the host's jobs due at the same deadline.
+func (h *Host) Clear() error { return h.jobs.Clear() }
+
+// Register adds f under name, after the facets registered so far. A name
+// already taken is an error wrapping ErrNameTaken; an empty name or a nil f
+// is a *runtime.OptionError. Registered during a frame, f first runs in the
+// next frame.
+func (h *Host) Register(name string, f Facet) error {
+	if name == "" {
+		return &runtime.OptionError{Func: "register", Key: "name", Want: "a non-empty string", Got: `""`}
+	}
+	if f == nil {
+		return &runtime.OptionError{Func: "register", Key: "facet", Want: "a facet", Got: "nil"}
+	}
+	if ff, ok := f.(FacetFunc); ok && ff == nil {
+		return &runtime.OptionError{Func: "register", Key: "facet", Want: "a facet", Got: "nil FacetFunc"}
+	}
+	if _, taken := h.byName[name]; taken {
+		return fmt.Errorf("register: facet %q: %w", name, ErrNameTaken)
+	}
+	e := &entry{name: name, f: f}
+	h.facets = append(h.facets, e)
+	h.byName[name] = e
+	return nil
+}
+
+// Unregister removes the facet registered under name and reports whether
+// there was one. Unregistered during a frame, it does not run later in that
+// frame.
+func (h *Host) Unregister(name string) bool {
+	e, ok := h.byName[name]
+	if !ok {
+		return false
+	}
+	e.removed = true
+	delete(h.byName, name)
+	for i, x := range h.facets {
+		if x == e {
+			// A new slice, so a frame iterating the old one is undisturbed.
+			h.facets = append(h.facets[:i:i], h.facets[i+1:]...)
+			break
+		}
+	}
+	return true
+}
+
+// Facets returns the registered facet names in registration order.
+func (h *Host) Facets() []string {
+	out := make([]string, len(h.facets))
+	for i, e := range h.facets {
+		out[i] = e.name
+	}
+	return out
+}
+
+// SetPaused pauses or resumes the host. While paused, Update checks its
+// delta and does nothing else; Step still runs. It takes effect from the
+// next frame.
+func (h *Host) SetPaused(p bool) { h.paused = p }
+
+// Paused reports whether the host is paused.
+func (h *Host) Paused() bool { return h.paused }
+
+// Now returns the host's current instant: its epoch plus the time its
+// frames advanced, or, while a job runs, that job's deadline.
+func (h *Host) Now() temporal.Instant { return h.s.Now() }
+
+// Update runs one frame of deltaMs milliseconds unless the host is paused:
+// the scheduled jobs due within it first, in (deadline, creation) order, then
+// the facets in registration order, each given deltaMs. While paused it
+// checks deltaMs and returns: paused updates advance nothing and nothing
+// accumulates for later. deltaMs must be finite and >= 0; it is rounded to
+// the nearest nanosecond once.
+func (h *Host) Update(deltaMs float64) error {
+	d, err := h.millis("update", deltaMs)
+	if err != nil || h.paused {
+		return err
+	}
+	return h.frame("update", d, deltaMs)
+}
+
+// Step runs one frame of deltaMs milliseconds as Update does, even while
+// the host is paused. It does not change whether the host is paused.
+func (h *Host) Step(deltaMs float64) error {
+	d, err := h.millis("step", deltaMs)
+	if err != nil {
+		return err
+	}
+	return h.frame("step", d, deltaMs)
+}
+
+// UpdateBy is Update with an exact duration d >= 0; facets get d in
+// milliseconds as a float.
+func (h *Host) UpdateBy(d temporal.Duration) error {
+	if err := h.checkDuration("update-by", d); err != nil || h.paused {
+		return err
+	}
+	return h.frame("update-by", d, d.Milliseconds())
+}
+
+// StepBy is Step with an exact duration d >= 0.
+func (h *Host) StepBy(d temporal.Duration) error {
+	if err := h.checkDuration("step-by", d); err != nil {
+		return err
+	}
+	return h.frame("step-by", d, d.Milliseconds())
+}
+
+func (h *Host) millis(name string, ms float64) (temporal.Duration, error) {
+	if math.IsNaN(ms) || math.IsInf(ms, 0) || ms < 0 {
+		return 0, &runtime.OptionError{Func: name, Key: "delta-ms", Want: "a finite number of milliseconds >= 0", Got: ms}
+	}
+	d, err := temporal.DurationFromMillis(ms)
+	if err == nil {
+		err = h.checkDuration(name, d)
+	}
+	if err != nil {
+		return 0, &runtime.OptionError{Func: name, Key: "delta-ms", Want: "a finite number of milliseconds >= 0 that keeps the host's time within int64 nanoseconds", Got: ms}
+	}
+	return d, nil
+}
+
+func (h *Host) checkDuration(name string, d temporal.Duration) error {
+	if d < 0 {
+		return &runtime.OptionError{Func: name, Key: "duration", Want: "a duration >= 0", Got: d}
+	}
+	// Both the elapsed time and the instant (epoch + elapsed) must stay
+	// within int64 nanoseconds, as the scheduler requires of deadlines.
+	used := int64(h.s.Elapsed()) + max(h.s.Epoch().UnixNano(), 0)
+	if int64(d) > math.MaxInt64-used {
+		return &runtime.OptionError{Func: name, Key: "duration", Want: "a duration that keeps the host's time within int64 nanoseconds", Got: d}
+	}
+	return nil
+}
+
+// frame advances the scheduler by d, then runs the facets listed now.
+func (h *Host) frame(name string, d temporal.Duration, deltaMs float64) error {
+	if h.busy || h.s.Running() {
+		return fmt.Errorf("%s: %w", name, runtime.ErrReentrant)
+	}
+	if h.s.Dropped() {
+		return fmt.Errorf("%s: %w", name, runtime.ErrDropped)
+	}
+	h.busy = true
+	defer func() { h.busy = false }()
+	// The frame's facets are those registered when it starts. Register and
+	// Unregister never edit this list in place (Unregister makes a new one;
+	// Register appends past its end), so facets that jobs or facets add wait
+	// for the next frame, and nothing shifts under the loop.
+	facets := h.facets
+	if err := h.s.Advance(d); err != nil {
+		return err
+	}
+	for _, e := range facets {
+		if e.removed {
+			continue
+		}
+		if err := e.f.Update(deltaMs); err != nil {
+			return &FacetError{Name: e.name, Err: err}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,296 @@
+package lua
+
+import (
+	"errors"
+	"fmt"
+
+	glua "github.com/yuin/gopher-lua"
+
+	"github.com/metronome-rt/metronome/hostservices"
+	"github.com/metronome-rt/metronome/runtime"
+	"github.com/metronome-rt/metronome/temporal"
+)
+
+// HostModules returns the loaders of app-host, app-host.services and
+// runtime-timers bound to h; quit is called by host.quit() (nil: quit is a
+// no-op that returns false). Pass them in Options.Modules, or preload them
+// into a state of your own with PreloadHostModules:
+//
+//	h := hostservices.New(temporal.System())
+//	L := lua.NewState(lua.Options{Modules: lua.HostModules(h, cancel)})
+//	... each frame: h.UpdateBy(dt)
+//
+// require "app-host" gives { scheduler = <h as a Lua object>, quit = fn }.
+// require "runtime-timers" gives millisecond timers on h's scheduler: they
+// run in one timeline with h's own jobs, and move when h's frames do. Each
+// state that loads runtime-timers gets its own group of timers, so its
+// clear() leaves other states' timers alone.
+//
+// Callbacks, facets and timers scripts register run on the state that
+// registered them, so h must be driven from the goroutine that owns it.
+func HostModules(h *hostservices.Host, quit func()) map[string]glua.LGFunction {
+	if h == nil {
+		panic("lua.HostModules: nil host")
+	}
+	return map[string]glua.LGFunction{
+		"app-host": func(L *glua.LState) int {
+			mod := L.NewTable()
+			mod.RawSetString("scheduler", newHostValue(L, h))
+			mod.RawSetString("quit", L.NewFunction(func(L *glua.LState) int {
+				if quit == nil {
+					L.Push(glua.LFalse)
+					return 1
+				}
+				quit()
+				L.Push(glua.LTrue)
+				return 1
+			}))
+			L.Push(mod)
+			return 1
+		},
+		"app-host.services": loadAppHostServices,
+		"runtime-timers":    func(L *glua.LState) int { return loadRuntimeTimers(L, h.Scheduler()) },
+	}
+}
+
+// PreloadHostModules puts HostModules(h, quit) into L's package.preload, for
+// a state made without them.
+func PreloadHostModules(L *glua.LState, h *hostservices.Host, quit func()) {
+	preload, ok := L.GetField(L.GetGlobal("package"), "preload").(*glua.LTable)
+	if !ok {
+		panic("lua.PreloadHostModules: the state has no package.preload table")
+	}
+	for name, loader := range HostModules(h, quit) {
+		preload.RawSetString(name, L.NewFunction(loader))
+	}
+}
+
+// loadAppHostServices is the loader of app-host.services.
+func loadAppHostServices(L *glua.LState) int {
+	mod := L.NewTable()
+	setFuncs(L, mod, map[string]glua.LGFunction{"make-scheduler": makeScheduler})
+	L.Push(mod)
+	return 1
+}
+
+// makeScheduler is services["make-scheduler"]{ clock = c }: a new host with
+// a private scheduler whose epoch is c:now() (default the system clock).
+func makeScheduler(L *glua.LState) int {
+	const fn = "make-scheduler"
+	var clock temporal.Clock = temporal.System()
+	if L.GetTop() >= 1 && L.Get(1) != glua.LNil {
+		tbl, ok := L.Get(1).(*glua.LTable)
+		if !ok {
+			argError(L, 1, fn, "option table expected, got "+describe(L.Get(1)))
+		}
+		o := readOptions(L, tbl, 1, fn, []string{"clock"}, nil)
+		if o.has("clock") {
+			c, ok := toClock(o.get("clock"))
+			if !ok {
+				o.fail("clock", "a Temporal.clock")
+			}
+			clock = c
+		}
+	}
+	L.Push(newHostValue(L, hostservices.New(clock)))
+	return 1
+}
+
+// The host object.
+
+const hostMeta = "metronome.app-host"
+
+type luaHost struct{ h *hostservices.Host }
+
+func (*luaHost) luaTypeName() string { return "app-host scheduler" }
+
+func newHostValue(L *glua.LState, h *hostservices.Host) *glua.LUserData {
+	ud := L.NewUserData()
+	ud.Value = &luaHost{h}
+	L.SetMetatable(ud, hostMetatable(L))
+	return ud
+}
+
+func hostMetatable(L *glua.LState) *glua.LTable {
+	reg := L.Get(glua.RegistryIndex).(*glua.LTable)
+	if mt, ok := reg.RawGetString(hostMeta).(*glua.LTable); ok {
+		return mt
+	}
+	methods := L.NewTable()
+	setFuncs(L, methods, hostMethods)
+	mt := L.NewTable()
+	mt.RawSetString("__index", methods)
+	mt.RawSetString("__tostring", L.NewFunction(func(L *glua.LState) int {
+		h := checkHost(L, "tostring")
+		state := "running"
+		if h.Paused() {
+			state = "paused"
+		}
+		L.Push(glua.LString(fmt.Sprintf("app-host scheduler at %s, %s, %d jobs, %d facets",
+			h.Now(), state, h.Jobs().Count(), len(h.Facets()))))
+		return 1
+	}))
+	reg.RawSetString(hostMeta, mt)
+	return mt
+}
+
+func checkHost(L *glua.LState, fn string) *hostservices.Host {
+	if ud, ok := L.Get(1).(*glua.LUserData); ok {
+		if lh, ok := ud.Value.(*luaHost); ok {
+			return lh.h
+		}
+	}
+	argError(L, 1, fn, "app-host scheduler expected, got "+describe(L.Get(1))+" (call methods with ':')")
+	return nil
+}
+
+// checkString reads argument n as a Lua string; numbers are refused, unlike
+// L.CheckString.
+func checkString(L *glua.LState, n int, fn, name string) string {
+	s, ok := L.Get(n).(glua.LString)
+	if !ok {
+		argError(L, n, fn, fmt.Sprintf("%s must be a string, got %s", name, describe(L.Get(n))))
+	}
+	return string(s)
+}
+
+// hostFrame turns the error of a host frame into a Lua error: a bad delta as
+// an argument error, a facet's or a job's error with its Lua message and
+// traceback.
+func hostFrame(L *glua.LState, fn string, err error) {
+	if err == nil {
+		return
+	}
+	var fe *hostservices.FacetError
+	if errors.As(err, &fe) {
+		var api *glua.ApiError
+		if errors.As(fe.Err, &api) {
+			if _, isStr := api.Object.(glua.LString); !isStr && api.Object != glua.LNil {
+				L.Error(api.Object, 0) // keep error objects (tables) as they are
+			}
+			msg := api.Object.String() + fmt.Sprintf("\n\t(in facet %q)", fe.Name)
+			if api.StackTrace != "" {
+				msg += "\n" + api.StackTrace
+			}
+			L.Error(glua.LString(msg), 0)
+		}
+		L.Error(glua.LString(fn+": "+err.Error()), 0)
+	}
+	if errors.Is(err, runtime.ErrReentrant) || errors.Is(err, runtime.ErrDropped) {
+		L.RaiseError("%s", err) // already "update: ..."
+	}
+	moveTime(L, fn, err)
+}
+
+// facetOf adapts argument n, a function or a table with an update method,
+// to a facet: a function is called as f(dt), a table as facet:update(dt).
+func facetOf(L *glua.LState, n int, fn string) hostservices.Facet {
+	main := L.G.MainThread // callbacks outlive the thread that registered them
+	switch v := L.Get(n).(type) {
+	case *glua.LFunction:
+		return hostservices.FacetFunc(func(dt float64) error {
+			main.Push(v)
+			main.Push(glua.LNumber(dt))
+			return main.PCall(1, 0, nil)
+		})
+	case *glua.LTable:
+		if _, ok := L.GetField(v, "update").(*glua.LFunction); !ok {
+			argError(L, n, fn, "a table facet needs an update method, got update = "+describe(L.GetField(v, "update")))
+		}
+		return hostservices.FacetFunc(func(dt float64) error {
+			upd, ok := main.GetField(v, "update").(*glua.LFunction)
+			if !ok {
+				return fmt.Errorf("update must be a function, got %s", describe(main.GetField(v, "update")))
+			}
+			main.Push(upd)
+			main.Push(v)
+			main.Push(glua.LNumber(dt))
+			return main.PCall(2, 0, nil)
+		})
+	}
+	argError(L, n, fn, "facet must be a function or a table with an update method, got "+describe(L.Get(n)))
+	return nil
+}
+
+var hostMethods = map[string]glua.LGFunction{
+	"schedule-once": func(L *glua.LState) int {
+		pushHandle(L, scheduleOnce(L, checkHost(L, "schedule-once").Jobs(), "schedule-once"))
+		return 1
+	},
+	"schedule-every": func(L *glua.LState) int {
+		pushHandle(L, scheduleEvery(L, checkHost(L, "schedule-every").Jobs(), "schedule-every"))
+		return 1
+	},
+	"schedule-recurrence": func(L *glua.LState) int {
+		pushHandle(L, scheduleRecurrence(L, checkHost(L, "schedule-recurrence").Jobs(), "schedule-recurrence"))
+		return 1
+	},
+	"jobs": func(L *glua.LState) int {
+		pushJobList(L, checkHost(L, "jobs").Jobs().List())
+		return 1
+	},
+	"clear": func(L *glua.LState) int {
+		if err := checkHost(L, "clear").Clear(); err != nil {
+			L.RaiseError("clear: %s", err)
+		}
+		L.Push(glua.LTrue)
+		return 1
+	},
+	"register": func(L *glua.LState) int {
+		h := checkHost(L, "register")
+		name := checkString(L, 2, "register", "name")
+		if name == "" {
+			argError(L, 2, "register", `name must be a non-empty string, got ""`)
+		}
+		f := facetOf(L, 3, "register")
+		if err := h.Register(name, f); err != nil {
+			L.RaiseError("%s", err)
+		}
+		L.Push(glua.LTrue)
+		return 1
+	},
+	"unregister": func(L *glua.LState) int {
+		h := checkHost(L, "unregister")
+		L.Push(glua.LBool(h.Unregister(checkString(L, 2, "unregister", "name"))))
+		return 1
+	},
+	"list": func(L *glua.LState) int {
+		names := checkHost(L, "list").Facets()
+		t := L.CreateTable(len(names), 0)
+		for _, n := range names {
+			t.Append(glua.LString(n))
+		}
+		L.Push(t)
+		return 1
+	},
+	"update": func(L *glua.LState) int {
+		h := checkHost(L, "update")
+		hostFrame(L, "update", h.Update(checkNumber(L, 2, "update", "delta-ms")))
+		L.Push(glua.LTrue)
+		return 1
+	},
+	"step": func(L *glua.LState) int {
+		h := checkHost(L, "step")
+		hostFrame(L, "step", h.Step(checkNumber(L, 2, "step", "delta-ms")))
+		L.Push(glua.LTrue)
+		return 1
+	},
+	"set-paused": func(L *glua.LState) int {
+		h := checkHost(L, "set-paused")
+		p, ok := L.Get(2).(glua.LBool)
+		if !ok {
+			argError(L, 2, "set-paused", "paused must be a boolean, got "+describe(L.Get(2)))
+		}
+		h.SetPaused(bool(p))
+		L.Push(glua.LTrue)
+		return 1
+	},
+	"paused?": func(L *glua.LState) int {
+		L.Push(glua.LBool(checkHost(L, "paused?").Paused()))
+		return 1
+	},
+	"now": func(L *glua.LState) int {
+		L.Push(newInstant(L, checkHost(L, "now").Now()))
+		return 1
+	},
+}
