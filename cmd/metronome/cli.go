@@ -118,13 +118,18 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e))
 // a traceback, printed as they are.
 type scriptError struct {
 	msg, traceback string
+	context        string // a last line: which job or facet, when (run's loop)
 }
 
 func (e *scriptError) Error() string {
-	if e.traceback == "" {
-		return e.msg
+	s := e.msg
+	if e.traceback != "" {
+		s += "\n" + e.traceback
 	}
-	return e.msg + "\n" + e.traceback
+	if e.context != "" {
+		s += "\n" + e.context
+	}
+	return s
 }
 
 func writeUsage(w io.Writer) {
@@ -146,14 +151,15 @@ func (c *command) writeUsage(w io.Writer, fs *flag.FlagSet) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Usage:\n  metronome %s\n\n", strings.TrimSpace(c.name+" "+c.synopsis))
 	b.WriteString(c.about + "\n\nFlags:\n")
-	for _, l := range append(flagLines(fs), "-h, --help  show this help") {
+	for _, l := range flagLines(fs, "-h, --help", "show this help") {
 		b.WriteString("  " + l + "\n")
 	}
 	io.WriteString(w, b.String())
 }
 
-// flagLines describes a FlagSet's flags, one per line, names aligned.
-func flagLines(fs *flag.FlagSet) []string {
+// flagLines describes a FlagSet's flags, one per line, names aligned;
+// extra is more name, usage pairs to list after them.
+func flagLines(fs *flag.FlagSet, extra ...string) []string {
 	type line struct{ name, usage string }
 	var lines []line
 	width := 0
@@ -169,6 +175,10 @@ func flagLines(fs *flag.FlagSet) []string {
 		width = max(width, len(name))
 		lines = append(lines, line{name, usage})
 	})
+	for i := 0; i+1 < len(extra); i += 2 {
+		width = max(width, len(extra[i]))
+		lines = append(lines, line{extra[i], extra[i+1]})
+	}
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		out[i] = fmt.Sprintf("%-*s  %s", width, l.name, l.usage)

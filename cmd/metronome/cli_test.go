@@ -180,7 +180,11 @@ func TestHelp(t *testing.T) {
 	for _, args := range [][]string{{"run", "-h"}, {"run", "--help"}, {"help", "run"}} {
 		code, out, errOut := cli(t, t.Context(), args...)
 		if code != 0 || errOut != "" || !strings.HasPrefix(out, "Usage:\n  metronome run [flags] FILE.lua [args...]\n") ||
-			!strings.Contains(out, "--allow-io  open io and the full os library") {
+			!strings.Contains(out, "--allow-io           open io and the full os library") ||
+			!strings.Contains(out, "--until DURATION     stop after DURATION of time: PT1H30M, 90s, 5m, 2h, 1h30m (default 24h)") ||
+			!strings.Contains(out, "--start INSTANT      virtual time starts at INSTANT (RFC 3339, with Z or an offset) (default 2000-01-01T00:00:00Z)") ||
+			!strings.Contains(out, "--frame-ms MS        a frame's length in MS while facets are registered (default 16.667)") ||
+			!strings.Contains(out, "-h, --help           show this help") {
 			t.Errorf("%q: exit %d, stderr %q, stdout:\n%s", args, code, errOut, out)
 		}
 	}

@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"time"
 
 	glua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/lua"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // runOptions is one `metronome run`: the command's flags fill it in and
@@ -22,24 +25,72 @@ type runOptions struct {
 	Args    []string  // the script's arguments: its ... and arg[1..]
 	AllowIO bool      // open io and the full os library
 	Stdout  io.Writer // where print goes
+	Stderr  io.Writer // where the trace and stop messages go
+
+	Start     temporal.Instant  // virtual time's first instant
+	Until     temporal.Duration // stop after this much time (virtual or wall)
+	UntilText string            // --until as given, for messages
+	Frame     temporal.Duration // a frame's length while facets are registered
+	Realtime  bool              // the system clock, sleeping between due items
+	Trace     traceMode
+	TraceFile string // "" : the trace goes to Stderr
+	Timeline  string // "" : no SVG
+
+	traceOut io.Writer // resolved by runScript
 }
+
+const runAbout = `Run runs FILE.lua in a sandboxed state: no io, os limited to time, clock
+and date (UTC), require limited to built-in modules and FILE.lua's folder.
+The arguments after FILE.lua reach the script as ... and as arg[1..]
+(arg[0] is FILE.lua). Flags go before FILE.lua.
+
+The script drives one host, require "app-host" (its jobs, facets, pause and
+step, and the runtime-timers module's timers). Time is virtual: it starts at
+--start and moves only when the host does, so a run and its output repeat;
+os.time, os.date and os.clock read it. After the main chunk returns (it may
+update, pause and step the host itself), run moves the host from due item to
+due item: straight to the next deadline while no facet is registered, frame
+by frame of exactly --frame-ms while one is. It stops when nothing is
+pending, when the script calls host.quit(), when the host is paused (nothing
+could resume it: a message says so) or after --until (a message says so).
+With --realtime the same loop runs on the system clock, sleeping until the
+next due item or frame; facets get the measured delta.
+
+An uncaught error, in the main chunk or in a job or facet, prints
+file:line: message and a stack traceback, and exits 1. A bad flag exits 2.`
 
 func runCommand() *command {
 	return &command{
 		name:     "run",
 		synopsis: "[flags] FILE.lua [args...]",
-		summary:  "Run a script in a sandboxed state.",
-		about: `Run runs FILE.lua in a sandboxed state: no io, os limited to time, clock
-and date (UTC), require limited to built-in modules and FILE.lua's folder.
-The arguments after FILE.lua reach the script as ... and as arg[1..]
-(arg[0] is FILE.lua). Flags go before FILE.lua. An uncaught error prints
-file:line: message and a stack traceback, and exits 1.`,
+		summary:  "Run a script on a host, in virtual (default) or real time.",
+		about:    runAbout,
 		bind: func(fs *flag.FlagSet, out streams) func(context.Context, []string) error {
-			o := runOptions{Stdout: out.stdout}
+			o := runOptions{Stdout: out.stdout, Stderr: out.stderr}
+			start := &instantFlag{t: defaultStart}
+			until := &spanFlag{d: defaultUntil}
+			frame := &frameFlag{}
+			if err := frame.Set(defaultFrameMs); err != nil {
+				panic(err)
+			}
 			fs.BoolVar(&o.AllowIO, "allow-io", false, "open io and the full os library")
+			fs.Var(start, "start", "virtual time starts at `INSTANT` (RFC 3339, with Z or an offset)")
+			fs.Var(until, "until", "stop after `DURATION` of time: PT1H30M, 90s, 5m, 2h, 1h30m")
+			fs.Var(frame, "frame-ms", "a frame's length in `MS` while facets are registered")
+			fs.BoolVar(&o.Realtime, "realtime", false, "run on the system clock, sleeping until the next due item")
+			fs.Var(traceFlag{&o.Trace}, "trace", "a line per fired job on stderr; --trace=all adds frames, steps, pauses, quit")
+			fs.StringVar(&o.TraceFile, "trace-file", "", "write the trace to `FILE` instead of stderr (implies --trace)")
+			fs.StringVar(&o.Timeline, "timeline", "", "write an SVG timeline of the run to `FILE.svg`")
 			return func(ctx context.Context, args []string) error {
 				if len(args) == 0 {
 					return usageError("no script given")
+				}
+				if start.set && o.Realtime {
+					return usageError("--start sets where virtual time starts; --realtime runs on the system clock")
+				}
+				o.Start, o.Until, o.UntilText, o.Frame = start.t, until.d, until.String(), frame.d
+				if o.TraceFile != "" && o.Trace == traceOff {
+					o.Trace = traceJobs
 				}
 				o.Script, o.Args = args[0], args[1:]
 				return runScript(ctx, o)
@@ -48,19 +99,50 @@ file:line: message and a stack traceback, and exits 1.`,
 	}
 }
 
-// runScript runs the main chunk of o.Script with o.Args. A Lua error comes
-// back as a *scriptError; a file that cannot be read as a plain error.
-func runScript(ctx context.Context, o runOptions) error {
-	L := newState(ctx, filepath.Dir(o.Script), o.AllowIO, o.Stdout)
-	defer L.Close()
+// runScript runs the main chunk of o.Script with o.Args, then the host
+// until the run is over. A Lua error comes back as a *scriptError; a file
+// that cannot be read as a plain error.
+func runScript(ctx context.Context, o runOptions) (err error) {
+	if o.Stdout == nil {
+		o.Stdout = discard
+	}
+	if o.Stderr == nil {
+		o.Stderr = discard
+	}
+	if o.Until <= 0 {
+		o.Until, o.UntilText = defaultUntil, shortDuration(defaultUntil)
+	}
+	if o.Frame <= 0 {
+		o.Frame = 16_667 * temporal.Microsecond
+	}
+	flushEach := true
+	if o.Trace != traceOff {
+		o.traceOut = o.Stderr
+		if o.TraceFile != "" {
+			f, err := os.Create(o.TraceFile)
+			if err != nil {
+				return fmt.Errorf("trace: %w", err)
+			}
+			defer func() {
+				if cerr := f.Close(); cerr != nil && err == nil {
+					err = fmt.Errorf("trace: %w", cerr)
+				}
+			}()
+			o.traceOut, flushEach = f, false
+		}
+	}
 
-	fn, err := lua.LoadFile(L, o.Script)
+	s := newSession(ctx, o, flushEach)
+	defer s.L.Close()
+
+	fn, err := lua.LoadFile(s.L, o.Script)
 	if err != nil {
 		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 			return err
 		}
 		return &scriptError{msg: err.Error()}
 	}
+	L := s.L
 	argv := L.CreateTable(len(o.Args), 1)
 	argv.RawSetInt(0, glua.LString(o.Script))
 	for i, a := range o.Args {
@@ -72,19 +154,40 @@ func runScript(ctx context.Context, o runOptions) error {
 	for _, a := range o.Args {
 		L.Push(glua.LString(a))
 	}
+	var runErr error
 	if err := L.PCall(len(o.Args), 0, nil); err != nil {
-		return luaError(L, err)
+		runErr = luaError(L, err)
+	} else {
+		runErr = s.drive(ctx)
 	}
-	return nil
+	if ferr := s.finish(runErr); ferr != nil && runErr == nil {
+		runErr = ferr
+	}
+	return runErr
+}
+
+// stateOptions is what a script's state is made with.
+type stateOptions struct {
+	dir     string
+	allowIO bool
+	stdout  io.Writer
+	modules map[string]glua.LGFunction
+	now     func() time.Time // nil: the wall clock
+	cpu     func() float64   // nil: seconds of now since the state was made
 }
 
 // newState is the state both run and test give a script: sandboxed,
 // requiring from dir, printing to stdout, stopped when ctx is done.
-func newState(ctx context.Context, dir string, allowIO bool, stdout io.Writer) *glua.LState {
-	L := lua.NewState(lua.Options{AllowIO: allowIO, ScriptDir: dir, Stdout: stdout})
+func newState(ctx context.Context, o stateOptions) *glua.LState {
+	L := lua.NewState(lua.Options{AllowIO: o.allowIO, ScriptDir: o.dir, Stdout: o.stdout, Modules: o.modules, Now: o.now, CPUClock: o.cpu})
 	L.SetContext(ctx)
 	return L
 }
+
+func dirOf(path string) string { return filepath.Dir(path) }
+
+// discard stands in for a stream a caller left nil.
+var discard io.Writer = io.Discard
 
 // luaError turns an error from PCall into a *scriptError.
 func luaError(L *glua.LState, err error) error {

@@ -6,10 +6,14 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	glua "github.com/yuin/gopher-lua"
 
+	"github.com/metronome-rt/metronome/hostservices"
+	"github.com/metronome-rt/metronome/lua"
 	"github.com/metronome-rt/metronome/lua/luatest"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 func testCommand() *command {
@@ -20,7 +24,9 @@ func testCommand() *command {
 		about: `Test runs Lua test files, each in its own sandboxed state, and prints one
 block per failing test and a summary line. A PATH is a file, or a directory
 searched recursively for *_test.lua (skipping testdata and folders starting
-with "." or "_"). The default PATH is tests/. It exits 1 when a test fails.`,
+with "." or "_"). The default PATH is tests/. Each file gets its own host
+(require "app-host") on a virtual clock starting at 2000-01-01T00:00:00Z,
+which os.time and os.date read. It exits 1 when a test fails.`,
 		bind: func(_ *flag.FlagSet, out streams) func(context.Context, []string) error {
 			return func(ctx context.Context, paths []string) error {
 				if len(paths) == 0 {
@@ -34,7 +40,14 @@ with "." or "_"). The default PATH is tests/. It exits 1 when a test fails.`,
 					return fmt.Errorf("no *_test.lua files in %s", strings.Join(paths, ", "))
 				}
 				results, runErr := luatest.Run(ctx, files, func(file string) (*glua.LState, func(), error) {
-					L := newState(ctx, filepath.Dir(file), false, out.stdout)
+					// Each file gets its own host on a fixed virtual clock
+					// (require "app-host"), as run gives a script.
+					h := hostservices.New(temporal.Fixed(defaultStart))
+					L := newState(ctx, stateOptions{
+						dir: filepath.Dir(file), stdout: out.stdout, modules: lua.HostModules(h, nil),
+						now: func() time.Time { return h.Now().Time() },
+						cpu: func() float64 { return h.Scheduler().Elapsed().Std().Seconds() },
+					})
 					return L, L.Close, nil
 				})
 				if err := luatest.Report(out.stdout, results); err != nil {
