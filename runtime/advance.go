@@ -162,7 +162,6 @@ func (s *Scheduler) drain(target int64, jump bool) error {
 		if s.fireLimit > 0 && s.fires >= s.fireLimit {
 			return &RunLimitError{Limit: s.fireLimit}
 		}
-		s.q.Pop()
 		if !jump {
 			s.now = when
 		}
@@ -180,8 +179,10 @@ func (s *Scheduler) drain(target int64, jump bool) error {
 	return nil
 }
 
-// fire runs one popped job. Repeating jobs are re-queued before their
-// callback runs, so a callback can cancel them and an error loses nothing.
+// fire runs the job at the top of the queue. A one-shot leaves the queue; a
+// repeating job is re-keyed in place (one sift instead of a pop and a push)
+// before its callback runs, so a callback can cancel it and an error loses
+// nothing.
 func (s *Scheduler) fire(j *job, when int64, id uint64, jump bool, target int64) error {
 	kind, ext := j.kind, j.ext
 	s.inJob, s.curID, s.curKind, s.curExt = true, id, kind, ext
@@ -195,7 +196,7 @@ func (s *Scheduler) fire(j *job, when int64, id uint64, jump bool, target int64)
 	case KindEvery:
 		fn := j.fn
 		if next, ok := nextTick(when, ext.interval, jump, target); ok {
-			s.q.Push(j, next, id)
+			s.q.Update(j, next, id)
 		} else {
 			s.release(j) // the next tick is past the end of representable time
 		}
@@ -247,7 +248,7 @@ func (s *Scheduler) fireRecurrence(j *job, id uint64, jump bool, target int64) e
 			if ok {
 				if d, err := at.Sub(s.epoch); err == nil {
 					r.nextAt = at
-					s.q.Push(j, int64(d), id)
+					s.q.Update(j, int64(d), id)
 					queued = true
 				}
 			}

@@ -96,6 +96,9 @@ func TestRunAllowIO(t *testing.T) {
 	}
 }
 
+// A signal before the script starts stops it; one that arrives while Lua
+// runs is for main to handle (the next signal ends the process), since
+// polling a context on every Lua instruction would slow every callback.
 func TestRunStopsWhenInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()

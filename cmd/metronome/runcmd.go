@@ -103,6 +103,9 @@ func runCommand() *command {
 // until the run is over. A Lua error comes back as a *scriptError; a file
 // that cannot be read as a plain error.
 func runScript(ctx context.Context, o runOptions) (err error) {
+	if err := ctx.Err(); err != nil {
+		return err // interrupted before the script started
+	}
 	if o.Stdout == nil {
 		o.Stdout = discard
 	}
@@ -177,11 +180,13 @@ type stateOptions struct {
 }
 
 // newState is the state both run and test give a script: sandboxed,
-// requiring from dir, printing to stdout, stopped when ctx is done.
-func newState(ctx context.Context, o stateOptions) *glua.LState {
-	L := lua.NewState(lua.Options{AllowIO: o.allowIO, ScriptDir: o.dir, Stdout: o.stdout, Modules: o.modules, Now: o.now, CPUClock: o.cpu})
-	L.SetContext(ctx)
-	return L
+// requiring from dir, printing to stdout.
+func newState(o stateOptions) *glua.LState {
+	// No L.SetContext: gopher-lua would poll ctx on every instruction, which
+	// costs a third of a callback. ctx stops the host loop between steps;
+	// main restores the default signal action, so a second Ctrl-C ends a
+	// script stuck in Lua.
+	return lua.NewState(lua.Options{AllowIO: o.allowIO, ScriptDir: o.dir, Stdout: o.stdout, Modules: o.modules, Now: o.now, CPUClock: o.cpu})
 }
 
 func dirOf(path string) string { return filepath.Dir(path) }

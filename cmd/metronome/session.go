@@ -85,7 +85,7 @@ func newSession(ctx context.Context, o runOptions, flushEach bool) *session {
 			return n
 		}
 	}
-	s.L = newState(ctx, st)
+	s.L = newState(st)
 	return s
 }
 

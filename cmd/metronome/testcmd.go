@@ -43,7 +43,7 @@ which os.time and os.date read. It exits 1 when a test fails.`,
 					// Each file gets its own host on a fixed virtual clock
 					// (require "app-host"), as run gives a script.
 					h := hostservices.New(temporal.Fixed(defaultStart))
-					L := newState(ctx, stateOptions{
+					L := newState(stateOptions{
 						dir: filepath.Dir(file), stdout: out.stdout, modules: lua.HostModules(h, nil),
 						now: func() time.Time { return h.Now().Time() },
 						cpu: func() float64 { return h.Scheduler().Elapsed().Std().Seconds() },
