@@ -19,8 +19,8 @@
 // # Values and nodes
 //
 // A value is queued by pointer: its type embeds a [Node], in which the
-// queue records where the value sits and its key, so Remove and Update
-// find it in O(1) before the O(log n) repair. Embedding Node is enough to
+// queue records the value's slot, so Remove and Update find it in O(1)
+// before the O(log n) repair. Embedding Node is enough to
 // implement [Elem]:
 //
 //	type job struct {
@@ -33,11 +33,13 @@
 // whether it is in one. A value stays queued until it is popped, removed or
 // cleared: dropping a queue that still holds values leaves them marked
 // queued, so Clear a queue before dropping it if its values may be pushed
-// elsewhere.
+// elsewhere. A Node must not be copied, which go vet reports: the copy of a
+// queued Node would claim its original's slot.
 //
 // # Panics
 //
-// Misuse that no input can reach panics and changes nothing:
+// Programmer misuse, which no input can reach, panics before anything
+// changes:
 //
 //   - Push of a value that is already queued, in this queue or another.
 //     Silently re-keying would hide the bug; Update is the re-key.
@@ -49,9 +51,13 @@
 // # Heap
 //
 // [Heap] is an exact 4-ary min-heap. Each slot holds the key inline with
-// the value and its Node pointer (slot = {when, seq, x, node}, 32 bytes for
-// a pointer x), so sifting compares contiguous integers and never follows a
-// pointer, and a value that moves has its position stored without a call.
+// the value (slot = {when, seq, x}, 24 bytes for a pointer x), so sifting
+// compares contiguous integers and never follows a pointer; a value that
+// moves has its new position written into its Node. The Node is four bytes
+// (an int32 position, so a heap holds at most 2^31-1 values), which keeps a
+// pending timer small: memory, not a few nanoseconds of cancel, is what a
+// million pending timers run out of. Remove checks ownership by comparing
+// the value with the one in its recorded slot.
 //
 //	Push, Pop, Remove, Update   O(log n), zero allocations once grown
 //	Peek, Len                   O(1)

@@ -3,6 +3,7 @@ package timerq
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // shrinkFloor is the capacity, in slots, below which the slot array is
@@ -24,8 +25,10 @@ type slot[T Elem] struct {
 	when int64
 	seq  uint64
 	x    T
-	n    *Node
 }
+
+// maxLen is the most values a heap holds: positions are int32.
+const maxLen = 1<<31 - 1
 
 var _ Queue[*Node] = (*Heap[*Node])(nil)
 
@@ -46,9 +49,9 @@ func before(w1 int64, s1 uint64, w2 int64, s2 uint64) bool {
 
 // less is before as 0 or 1, computed without branches: it is the borrow of
 // the 128-bit subtraction (w1, s1) - (w2, s2), with when's sign bit flipped
-// so that signed order becomes unsigned order. Heap order of random keys is
-// unpredictable, and a mispredicted branch costs more than the whole
-// compare.
+// so that signed order becomes unsigned order. Which of two random keys is
+// smaller is unpredictable, and a mispredicted branch costs more than the
+// whole compare.
 func less(w1 int64, s1 uint64, w2 int64, s2 uint64) uint {
 	const sign = 1 << 63
 	_, b := bits.Sub64(s1, s2, 0)
@@ -70,15 +73,36 @@ func (h *Heap[T]) Push(x T, when int64, seq uint64) {
 	h.push(x, n, when, seq)
 }
 
-// push appends x, whose Node n is not queued, and sifts it up.
+// push adds x, whose Node n is not queued, at the end and sifts it up.
 func (h *Heap[T]) push(x T, n *Node, when int64, seq uint64) {
+	i := len(h.s)
+	if i == cap(h.s) {
+		h.grow()
+	}
+	h.s = h.s[:i+1] // slots past the end are zero: up writes the new one once
+	if p := (i - 1) >> 2; i == 0 || !before(when, seq, h.s[p].when, h.s[p].seq) {
+		// Later than its parent, the usual case for a new deadline: no
+		// sift, no call.
+		h.s[i] = slot[T]{when, seq, x}
+		n.pos = int32(i + 1)
+		return
+	}
+	h.up(i, when, seq, x, n)
+}
+
+// grow makes room for one more slot: the floor on first use, else by
+// append's amortized doubling. It is rare, so it is kept out of line.
+//
+//go:noinline
+func (h *Heap[T]) grow() {
 	if cap(h.s) == 0 {
 		h.s = make([]slot[T], 0, max(h.floor, shrinkFloor))
+		return
 	}
-	n.when, n.seq = when, seq
-	i := len(h.s)
-	h.s = append(h.s, slot[T]{})
-	h.up(i, when, seq, x, n)
+	if len(h.s) >= maxLen {
+		panic("timerq: more than 2^31-1 values queued")
+	}
+	h.s = slices.Grow(h.s, 1)
 }
 
 // Peek returns the value with the smallest key, leaving it queued.
@@ -99,9 +123,9 @@ func (h *Heap[T]) Pop() (x T, when int64, seq uint64, ok bool) {
 		return x, 0, 0, false
 	}
 	top := h.s[0]
-	top.n.pos = 0
+	top.x.QueueNode().pos = 0
 	if e := h.dropLast(); len(h.s) > 0 {
-		h.down(0, e.when, e.seq, e.x, e.n) // e sorts after top: no need to look up
+		h.down(0, e.when, e.seq, e.x, e.x.QueueNode()) // e sorts after top: no need to look up
 	}
 	h.maybeShrink()
 	return top.x, top.when, top.seq, true
@@ -113,13 +137,23 @@ func (h *Heap[T]) Pop() (x T, when int64, seq uint64, ok bool) {
 // zeroed, so h keeps no reference to x.
 func (h *Heap[T]) Remove(x T) bool {
 	n := x.QueueNode()
-	i := n.pos - 1
-	if uint(i) >= uint(len(h.s)) || h.s[i].n != n {
+	i, ok := h.index(x, n)
+	if !ok {
 		return false
 	}
 	n.pos = 0
-	h.removeAt(i, n.when, n.seq)
+	h.removeAt(i, h.s[i].when, h.s[i].seq)
 	return true
+}
+
+// index returns x's slot if x is queued in h. A value queued elsewhere has
+// a position too, but the slot there holds another value (or none).
+func (h *Heap[T]) index(x T, n *Node) (int, bool) {
+	i := int(n.pos) - 1
+	if i < 0 || i >= len(h.s) || h.s[i].x != x {
+		return 0, false
+	}
+	return i, true
 }
 
 // Update re-keys x to (when, seq) in O(log n) if x is queued in h, and
@@ -127,17 +161,15 @@ func (h *Heap[T]) Remove(x T) bool {
 // if x is queued in another queue.
 func (h *Heap[T]) Update(x T, when int64, seq uint64) {
 	n := x.QueueNode()
-	if n.pos == 0 {
+	i, ok := h.index(x, n)
+	if !ok {
+		if n.pos != 0 {
+			panic("timerq: Update of a value that is queued in another queue")
+		}
 		h.push(x, n, when, seq)
 		return
 	}
-	i := n.pos - 1
-	if uint(i) >= uint(len(h.s)) || h.s[i].n != n {
-		panic("timerq: Update of a value that is queued in another queue")
-	}
-	up := before(when, seq, n.when, n.seq)
-	n.when, n.seq = when, seq
-	if up {
+	if before(when, seq, h.s[i].when, h.s[i].seq) {
 		h.up(i, when, seq, x, n)
 	} else {
 		h.down(i, when, seq, x, n)
@@ -149,7 +181,7 @@ func (h *Heap[T]) Update(x T, when int64, seq uint64) {
 // capacity (or 64 slots) is released.
 func (h *Heap[T]) Clear() {
 	for i := range h.s {
-		h.s[i].n.pos = 0
+		h.s[i].x.QueueNode().pos = 0
 	}
 	if cap(h.s) > max(h.floor, shrinkFloor) {
 		h.s = nil
@@ -177,10 +209,10 @@ func (h *Heap[T]) Each(fn func(x T, when int64, seq uint64) bool) {
 func (h *Heap[T]) removeAt(i int, when int64, seq uint64) {
 	e := h.dropLast()
 	if i < len(h.s) {
-		if before(e.when, e.seq, when, seq) {
-			h.up(i, e.when, e.seq, e.x, e.n)
+		if n := e.x.QueueNode(); before(e.when, e.seq, when, seq) {
+			h.up(i, e.when, e.seq, e.x, n)
 		} else {
-			h.down(i, e.when, e.seq, e.x, e.n)
+			h.down(i, e.when, e.seq, e.x, n)
 		}
 	}
 	h.maybeShrink()
@@ -233,11 +265,11 @@ func (h *Heap[T]) up(i int, when int64, seq uint64, x T, n *Node) {
 			break
 		}
 		s[i] = *ps
-		ps.n.pos = i + 1
+		ps.x.QueueNode().pos = int32(i + 1)
 		i = p
 	}
-	s[i] = slot[T]{when, seq, x, n}
-	n.pos = i + 1
+	s[i] = slot[T]{when, seq, x}
+	n.pos = int32(i + 1)
 }
 
 // down moves the hole at i toward the leaves, pulling up the smallest
@@ -270,15 +302,15 @@ func (h *Heap[T]) down(i int, when int64, seq uint64, x T, n *Node) {
 			break
 		}
 		s[i] = *ms
-		ms.n.pos = i + 1
+		ms.x.QueueNode().pos = int32(i + 1)
 		i = m
 	}
-	s[i] = slot[T]{when, seq, x, n}
-	n.pos = i + 1
+	s[i] = slot[T]{when, seq, x}
+	n.pos = int32(i + 1)
 }
 
 // noCopy makes go vet's copylocks check report copies of a Heap, which
-// would share slots and corrupt positions.
+// would share its slots, and of a Node, which would claim its slot.
 type noCopy struct{}
 
 func (*noCopy) Lock()   {}

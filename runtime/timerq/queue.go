@@ -1,15 +1,13 @@
 package timerq
 
 // Node is embedded in (or held by) a value that can be queued. The queue
-// keeps the value's position and key in it; callers never set it. The zero
-// Node is not queued. A copy of a queued Node reads queued but is in no
-// queue: Remove reports false for it and Push panics.
+// keeps the value's position in it; callers never set it. The zero Node is
+// not queued. A Node must not be copied (go vet reports copies): a copy of a
+// queued Node would claim its original's slot. It is four bytes, so a small
+// job that embeds it stays small.
 type Node struct {
-	pos int // slot index + 1; 0 means not queued
-	// The key of the last Push or Update: Remove and Update choose the
-	// sift direction from it without waiting for the slot to load.
-	when int64
-	seq  uint64
+	_   noCopy
+	pos int32 // slot index + 1; 0 means not queued
 }
 
 // Queued reports whether the value owning n is in a queue. It is false for
@@ -24,6 +22,7 @@ func (n *Node) QueueNode() *Node { return n }
 // or holds a [Node]. QueueNode must return the same non-nil Node for the
 // life of the value, and no two values may share a Node.
 type Elem interface {
+	comparable
 	QueueNode() *Node
 }
 
