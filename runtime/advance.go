@@ -184,14 +184,16 @@ func (s *Scheduler) drain(target int64, jump bool) error {
 // before its callback runs, so a callback can cancel it and an error loses
 // nothing.
 func (s *Scheduler) fire(j *job, when int64, id uint64, jump bool, target int64) error {
-	kind, ext := j.kind, j.ext
+	kind, ext := j.kind(), j.ext
 	s.inJob, s.curID, s.curKind, s.curExt = true, id, kind, ext
 	var err error
 	switch kind {
 	case KindOnce:
 		fn := j.fn
 		s.release(j)
-		s.observe(id, kind, ext, 0)
+		if s.observer != nil {
+			s.observe(id, kind, ext, 0)
+		}
 		err = fn()
 	case KindEvery:
 		fn := j.fn
@@ -200,7 +202,9 @@ func (s *Scheduler) fire(j *job, when int64, id uint64, jump bool, target int64)
 		} else {
 			s.release(j) // the next tick is past the end of representable time
 		}
-		s.observe(id, kind, ext, 0)
+		if s.observer != nil {
+			s.observe(id, kind, ext, 0)
+		}
 		err = fn()
 	case KindRecurrence:
 		err = s.fireRecurrence(j, id, jump, target)

@@ -44,11 +44,18 @@ type Occurrence struct {
 // only repeating or labelled jobs need lives behind ext.
 type job struct {
 	timerq.Node
-	gen  uint32 // bumped on release, so stale handles see a mismatch
-	kind Kind   // here, not in ext: the fire path reads it without a second miss
+	// meta packs the kind (low 2 bits; here, not in ext, so the fire path
+	// reads it without a second miss) and a generation bumped on release,
+	// so stale handles see a mismatch. 24 bytes in all.
+	meta uint32
 	fn   Func
 	ext  *jobExt
 }
+
+const kindBits = 2
+
+func (j *job) kind() Kind  { return Kind(j.meta & (1<<kindBits - 1)) }
+func (j *job) gen() uint32 { return j.meta >> kindBits }
 
 type jobExt struct {
 	group    *Group // nil: no group
@@ -96,7 +103,7 @@ type Handle struct {
 // ID returns the job's id: its creation number, as List shows it.
 func (h Handle) ID() uint64 { return h.id }
 
-func (h Handle) live() bool { return h.j != nil && h.j.gen == h.gen }
+func (h Handle) live() bool { return h.j != nil && h.j.gen() == h.gen }
 
 // Active reports whether the job will fire again: a one-shot that has not
 // fired, an interval or recurrence with occurrences left, none cancelled.

@@ -10,6 +10,11 @@ import (
 	"github.com/metronome-rt/metronome/temporal"
 )
 
+// maxFree bounds the free list of released jobs: enough that schedule and
+// cancel in steady state allocate nothing, small enough that a drained
+// burst does not keep its jobs alive.
+const maxFree = 256
+
 // DefaultLoopLimit is how many jobs callbacks may schedule for the instant
 // being drained, within one call, before the call fails with a *LoopError.
 const DefaultLoopLimit = 10_000
@@ -217,10 +222,12 @@ func newExt(k Kind, opts []JobOption) *jobExt {
 
 func (s *Scheduler) check(name string) error {
 	if s.dropped {
-		return fmt.Errorf("%s: %w", name, ErrDropped)
+		return droppedError(name)
 	}
 	return nil
 }
+
+func droppedError(name string) error { return fmt.Errorf("%s: %w", name, ErrDropped) }
 
 // deadline returns Now()+d in ns after the epoch, refusing a deadline whose
 // instant would leave the int64-nanosecond range.
@@ -244,10 +251,11 @@ func (s *Scheduler) push(at int64, k Kind, fn Func, ext *jobExt) (Handle, error)
 	} else {
 		j = new(job)
 	}
-	j.kind, j.fn, j.ext = k, fn, ext
+	j.meta = j.meta&^(1<<kindBits-1) | uint32(k)
+	j.fn, j.ext = fn, ext
 	s.seq++
 	s.q.Push(j, at, s.seq)
-	return Handle{s: s, j: j, id: s.seq, gen: j.gen}, nil
+	return Handle{s: s, j: j, id: s.seq, gen: j.gen()}, nil
 }
 
 // countRearm implements the loop guard for work scheduled at the instant
@@ -271,9 +279,9 @@ func (s *Scheduler) countRearm() error {
 // release unqueues j and returns it to the free list; handles to it go stale.
 func (s *Scheduler) release(j *job) {
 	s.q.Remove(j)
-	j.gen++
+	j.meta += 1 << kindBits
 	j.fn, j.ext = nil, nil
-	if len(s.free) < 1024 || len(s.free) < s.q.Len() {
+	if len(s.free) < maxFree {
 		s.free = append(s.free, j)
 	}
 }
@@ -291,7 +299,7 @@ func (s *Scheduler) Clear() error {
 
 func (s *Scheduler) clear() {
 	s.q.Each(func(j *job, _ int64, _ uint64) bool {
-		j.gen++
+		j.meta += 1 << kindBits
 		j.fn, j.ext = nil, nil
 		return true
 	})
@@ -330,7 +338,7 @@ func (s *Scheduler) list(g *Group) []JobInfo {
 			return true
 		}
 		info := JobInfo{
-			ID: seq, Kind: j.kind, Label: j.label(),
+			ID: seq, Kind: j.kind(), Label: j.label(),
 			DueAt: temporal.FromUnixNano(s.epoch.UnixNano() + when),
 			DueIn: temporal.Duration(when - s.now),
 		}
