@@ -1,0 +1,512 @@
+// Command benchreport turns `go test -bench` output into the markdown
+// report `make bench` prints: for each scenario a table with Metronome,
+// each peer, and the ratio peer / ours from the same run, with the
+// targets each figure is held to.
+//
+// Usage:
+//
+//	benchreport [-date YYYY-MM-DD] [-stat median|min] [FILE...]   (standard input without FILE)
+//
+// Benchmarks pair by name: BenchmarkScheduleCancel/metronome/pending=1k
+// and BenchmarkScheduleCancel/container-heap/pending=1k are one row. Lines
+// of a benchmark run several times (-count) are reduced to their median,
+// or with -stat min to their minimum (on a machine shared with other work,
+// the minimum is the run least disturbed).
+// Benchmarks no table claims are listed at the end. The program reads
+// only its input: it needs no network and no module outside the standard
+// library.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"regexp"
+	goruntime "runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	date := flag.String("date", "", "the run's date for the header (default: today, UTC)")
+	stat := flag.String("stat", "median", "how to reduce several runs of a benchmark: median or min")
+	flag.Parse()
+	run := newRun()
+	switch *stat {
+	case "median":
+	case "min":
+		run.min = true
+	default:
+		fail(fmt.Errorf("-stat %q: want median or min", *stat))
+	}
+	if flag.NArg() == 0 {
+		if err := run.parse(os.Stdin); err != nil {
+			fail(err)
+		}
+	}
+	for _, name := range flag.Args() {
+		f, err := os.Open(name)
+		if err != nil {
+			fail(err)
+		}
+		err = run.parse(f)
+		f.Close()
+		if err != nil {
+			fail(fmt.Errorf("%s: %w", name, err))
+		}
+	}
+	if len(run.order) == 0 {
+		fail(fmt.Errorf("no benchmark lines in the input"))
+	}
+	if *date == "" {
+		*date = time.Now().UTC().Format("2006-01-02")
+	}
+	w := bufio.NewWriter(os.Stdout)
+	render(w, run, *date, tables)
+	if err := w.Flush(); err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "benchreport:", err)
+	os.Exit(1)
+}
+
+// ---- parsing ----
+
+// run is everything read from the input.
+type run struct {
+	meta    map[string]string               // goos, goarch, cpu, ...
+	samples map[string][]map[string]float64 // name -> one unit->value map per line
+	skipped map[string]bool
+	order   []string // names in order of first appearance
+	procs   int      // the -P suffix of the names, when any
+	min     bool     // reduce several runs to the minimum, not the median
+}
+
+func newRun() *run {
+	return &run{meta: map[string]string{}, samples: map[string][]map[string]float64{}, skipped: map[string]bool{}}
+}
+
+var procSuffix = regexp.MustCompile(`-(\d+)$`)
+
+func (r *run) parse(in io.Reader) error {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if k, v, ok := strings.Cut(line, ": "); ok && (k == "goos" || k == "goarch" || k == "cpu") {
+			r.meta[k] = v
+			continue
+		}
+		if name, ok := strings.CutPrefix(line, "--- SKIP: "); ok {
+			if f := strings.Fields(name); len(f) > 0 {
+				r.skipped[strings.TrimSpace(procSuffix.ReplaceAllString(f[0], ""))] = true
+			}
+			continue
+		}
+		if !strings.HasPrefix(line, "Benchmark") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) < 4 || len(f)%2 != 0 {
+			continue // a name alone (a parent, or a line a benchmark's output split)
+		}
+		if _, err := strconv.ParseInt(f[1], 10, 64); err != nil {
+			continue
+		}
+		name := f[0]
+		if m := procSuffix.FindStringSubmatch(name); m != nil {
+			r.procs, _ = strconv.Atoi(m[1])
+			name = strings.TrimSuffix(name, m[0])
+		}
+		vals := map[string]float64{}
+		for i := 2; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				return fmt.Errorf("benchmark %s: value %q: %w", name, f[i], err)
+			}
+			vals[f[i+1]] = v
+		}
+		if _, seen := r.samples[name]; !seen {
+			r.order = append(r.order, name)
+		}
+		r.samples[name] = append(r.samples[name], vals)
+	}
+	return sc.Err()
+}
+
+// value returns the median (or minimum) of unit over the lines of name.
+func (r *run) value(name, unit string) (float64, bool) {
+	var vs []float64
+	for _, s := range r.samples[name] {
+		if v, ok := s[unit]; ok {
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) == 0 {
+		return 0, false
+	}
+	slices.Sort(vs)
+	if r.min {
+		return vs[0], true
+	}
+	if n := len(vs); n%2 == 0 {
+		return (vs[n/2-1] + vs[n/2]) / 2, true
+	}
+	return vs[len(vs)/2], true
+}
+
+func (r *run) maxCount() int {
+	n := 0
+	for _, s := range r.samples {
+		n = max(n, len(s))
+	}
+	return n
+}
+
+// ---- tables ----
+
+// impl is one column group: a label and the name prefix of its benchmarks.
+type impl struct {
+	label, prefix string
+}
+
+// table is one scenario: ours and the peers, paired by the rest of the
+// name after each prefix (the case, e.g. "pending=1k").
+type table struct {
+	title  string
+	about  string
+	metric string // the unit compared: ns/op, ns/fire, B/pending
+	ours   impl
+	peers  []impl
+	target string                    // the target, in words; "" for none
+	check  func(c cell) (bool, bool) // (applies, met) for one row
+	note   string
+}
+
+// cell is one row's figures, for the target checks.
+type cell struct {
+	name   string // the case
+	ours   float64
+	allocs float64
+	hasOK  bool
+	ratios map[string]float64 // peer label -> peer/ours
+}
+
+func at(limit float64) func(c cell) (bool, bool) {
+	return func(c cell) (bool, bool) { return c.hasOK, c.ours <= limit }
+}
+
+var tables = []table{
+	{
+		title:  "Schedule + cancel",
+		about:  "Schedule one Go callback and cancel it, with N others pending.",
+		metric: "ns/op",
+		ours:   impl{"metronome", "BenchmarkScheduleCancel/metronome"},
+		peers: []impl{
+			{"container-heap", "BenchmarkScheduleCancel/container-heap"},
+			{"afterfunc", "BenchmarkScheduleCancel/afterfunc"},
+		},
+		target: "≤ 30 ns and 0 allocs/op",
+		check:  func(c cell) (bool, bool) { return c.hasOK, c.ours <= 30 && c.allocs == 0 },
+	},
+	{
+		title:  "Random cancel + replace",
+		about:  "Cancel a random one of N pending one-shots and schedule a replacement.",
+		metric: "ns/op",
+		ours:   impl{"metronome", "BenchmarkRandomCancel/metronome"},
+		peers: []impl{
+			{"container-heap", "BenchmarkRandomCancel/container-heap"},
+			{"afterfunc", "BenchmarkRandomCancel/afterfunc"},
+		},
+		target: "≤ 40 ns at 1k; container-heap / ours ≥ 2 at 100k and 1M",
+		check: func(c cell) (bool, bool) {
+			if c.name == "pending=1k" {
+				return c.hasOK, c.ours <= 40
+			}
+			r, ok := c.ratios["container-heap"]
+			return ok, r >= 2
+		},
+	},
+	{
+		title:  "Schedule + fire",
+		about:  "Schedule one Go callback due at the next ns and fire it through Advance(1ns), with N pending later.",
+		metric: "ns/op",
+		ours:   impl{"metronome", "BenchmarkScheduleFire/metronome"},
+		peers: []impl{
+			{"container-heap", "BenchmarkScheduleFire/container-heap"},
+			{"afterfunc", "BenchmarkScheduleFire/afterfunc"},
+		},
+		target: "≤ 100 ns per fire",
+		check:  at(100),
+		note:   "afterfunc: fired in a testing/synctest bubble (bench/cmd/synctestpeers): the cost includes the goroutine each callback runs on.",
+	},
+	{
+		title:  "Drain 1M",
+		about:  "1M due one-shots (random deadlines) drained by one Advance; ns per fire.",
+		metric: "ns/fire",
+		ours:   impl{"metronome", "BenchmarkDrain1M/metronome"},
+		peers: []impl{
+			{"container-heap", "BenchmarkDrain1M/container-heap"},
+			{"afterfunc", "BenchmarkDrain1M/afterfunc"},
+		},
+		target: "≤ 100 ns per fire",
+		check:  at(100),
+		note:   "afterfunc: one sleep in a testing/synctest bubble (bench/cmd/synctestpeers).",
+	},
+	{
+		title:  "Memory per pending one-shot",
+		about:  "Live heap per pending one-shot after GC, callback (one shared func value) and handle excluded.",
+		metric: "B/pending",
+		ours:   impl{"metronome", "BenchmarkMemoryPerPendingOnce/metronome"},
+		peers: []impl{
+			{"container-heap", "BenchmarkMemoryPerPendingOnce/container-heap"},
+			{"afterfunc", "BenchmarkMemoryPerPendingOnce/afterfunc"},
+		},
+		target: "≤ 48 B per pending one-shot",
+		check:  at(48),
+	},
+	{
+		title:  "Scene W1, Lua callbacks",
+		about:  "Scene W1 (N=10000, H=1: 2,560,973 fires), whole scene per fire.",
+		metric: "ns/fire",
+		ours:   impl{"metronome-lua", "BenchmarkW1/metronome-lua"},
+		peers:  []impl{{"pure-lua-heap", "BenchmarkW1/pure-lua-heap"}},
+	},
+	{
+		title:  "Scene W1, Go callbacks",
+		about:  "Scene W1 (N=10000, H=1: 2,560,973 fires), whole scene per fire.",
+		metric: "ns/fire",
+		ours:   impl{"metronome-go", "BenchmarkW1/metronome-go"},
+		peers: []impl{
+			{"go-container-heap", "BenchmarkW1/go-container-heap"},
+			{"afterfunc-synctest", "BenchmarkW1/afterfunc-synctest"},
+			{"metronome-lua", "BenchmarkW1/metronome-lua"},
+		},
+		note: "metronome-lua is listed here to show what a Lua callback costs over a Go one.",
+	},
+	{
+		title:  "timerq: 4-ary heap vs container/heap",
+		about:  "The deadline queue alone (runtime/timerq/heap_bench_test.go).",
+		metric: "ns/op",
+		ours:   impl{"timerq.Heap", "BenchmarkHeap"},
+		peers:  []impl{{"container/heap", "BenchmarkContainerHeap"}},
+	},
+}
+
+// caseOf returns the rest of name after prefix ("" for the name itself),
+// and whether name belongs to prefix.
+func caseOf(name, prefix string) (string, bool) {
+	if name == prefix {
+		return "", true
+	}
+	rest, ok := strings.CutPrefix(name, prefix+"/")
+	return rest, ok
+}
+
+// ---- rendering ----
+
+func render(w io.Writer, r *run, date string, tables []table) {
+	fmt.Fprintf(w, "# Metronome benchmark report\n\n")
+	cores := fmt.Sprintf("%d CPUs", goruntime.NumCPU())
+	if r.procs > 0 {
+		cores += fmt.Sprintf(", GOMAXPROCS %d", r.procs)
+	}
+	header := []string{date, goruntime.Version()}
+	if r.meta["goos"] != "" {
+		header = append(header, r.meta["goos"]+"/"+r.meta["goarch"])
+	}
+	if r.meta["cpu"] != "" {
+		header = append(header, "cpu: "+r.meta["cpu"])
+	}
+	header = append(header, cores)
+	if n := r.maxCount(); n > 1 && r.min {
+		header = append(header, fmt.Sprintf("minimum of %d runs", n))
+	} else if n > 1 {
+		header = append(header, fmt.Sprintf("medians of %d runs", n))
+	}
+	fmt.Fprintf(w, "%s.\n\n", strings.Join(header, " · "))
+	fmt.Fprintf(w, "Ratios are peer / ours from this run: above 1 means ours is faster (or smaller).\n")
+
+	used := map[string]bool{}
+	for _, t := range tables {
+		renderTable(w, r, t, used)
+	}
+
+	var rest []string
+	for _, name := range r.order {
+		if !used[name] {
+			rest = append(rest, name)
+		}
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(w, "\n## Other results\n\n| benchmark | ns/op | B/op | allocs/op | other |\n| --- | ---: | ---: | ---: | --- |\n")
+		for _, name := range rest {
+			var other []string
+			for unit := range r.samples[name][0] {
+				if unit != "ns/op" && unit != "B/op" && unit != "allocs/op" {
+					v, _ := r.value(name, unit)
+					other = append(other, num(v)+" "+unit)
+				}
+			}
+			slices.Sort(other)
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", name, get(r, name, "ns/op"), get(r, name, "B/op"),
+				get(r, name, "allocs/op"), strings.Join(other, ", "))
+		}
+	}
+}
+
+func renderTable(w io.Writer, r *run, t table, used map[string]bool) {
+	// Cases in order of first appearance, ours or peers.
+	var cases []string
+	seen := map[string]bool{}
+	all := append([]impl{t.ours}, t.peers...)
+	for _, name := range r.order {
+		for _, im := range all {
+			if c, ok := caseOf(name, im.prefix); ok && !seen[c] {
+				seen[c] = true
+				cases = append(cases, c)
+			}
+		}
+	}
+	for name := range r.skipped {
+		for _, im := range all {
+			if c, ok := caseOf(name, im.prefix); ok && !seen[c] {
+				seen[c] = true
+				cases = append(cases, c)
+			}
+		}
+	}
+	if len(cases) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n## %s\n\n%s", t.title, t.about)
+	if t.target != "" {
+		fmt.Fprintf(w, " Target: %s.", t.target)
+	}
+	fmt.Fprintf(w, "\n\n")
+
+	head := []string{"case", t.ours.label + " " + t.metric, "allocs/op"}
+	align := []string{"---", "---:", "---:"}
+	for _, p := range t.peers {
+		head = append(head, p.label+" "+t.metric, "allocs/op", p.label+" / ours")
+		align = append(align, "---:", "---:", "---:")
+	}
+	if t.check != nil {
+		head = append(head, "target")
+		align = append(align, "---")
+	}
+	fmt.Fprintf(w, "| %s |\n| %s |\n", strings.Join(head, " | "), strings.Join(align, " | "))
+
+	for _, c := range cases {
+		label := c
+		if label == "" {
+			label = "—"
+		}
+		oursName := join(t.ours.prefix, c)
+		used[oursName] = true
+		ov, hasOurs := r.value(oursName, t.metric)
+		oa, _ := r.value(oursName, "allocs/op")
+		row := []string{label, figure(r, oursName, t.metric), get(r, oursName, "allocs/op")}
+		cl := cell{name: c, ours: ov, allocs: oa, hasOK: hasOurs, ratios: map[string]float64{}}
+		for _, p := range t.peers {
+			name := join(p.prefix, c)
+			used[name] = true
+			ratio := "—"
+			if pv, ok := r.value(name, t.metric); ok && hasOurs && ov > 0 {
+				cl.ratios[p.label] = pv / ov
+				ratio = fmt.Sprintf("%.2f×", pv/ov)
+			}
+			row = append(row, figure(r, name, t.metric), get(r, name, "allocs/op"), ratio)
+		}
+		if t.check != nil {
+			verdict := "—"
+			if applies, met := t.check(cl); applies && met {
+				verdict = "met"
+			} else if applies {
+				verdict = "**missed**"
+			}
+			row = append(row, verdict)
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+	}
+	if t.note != "" {
+		fmt.Fprintf(w, "\n%s\n", t.note)
+	}
+}
+
+func join(prefix, c string) string {
+	if c == "" {
+		return prefix
+	}
+	return prefix + "/" + c
+}
+
+// figure is a benchmark's value of unit, "skipped" or "—".
+func figure(r *run, name, unit string) string {
+	if v, ok := r.value(name, unit); ok {
+		return num(v)
+	}
+	if r.skipped[name] {
+		return "skipped"
+	}
+	return "—"
+}
+
+// get is a benchmark's value of unit, or "—". Counts (B/op, allocs/op)
+// that are whole print without decimals.
+func get(r *run, name, unit string) string {
+	v, ok := r.value(name, unit)
+	switch {
+	case !ok:
+		return "—"
+	case (unit == "allocs/op" || unit == "B/op") && v == math.Trunc(v):
+		return whole(v)
+	}
+	return num(v)
+}
+
+// whole prints an integral v with thousands separated.
+func whole(v float64) string {
+	if math.Abs(v) >= 1000 {
+		return num(v)
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+// num prints v with three or four significant digits, thousands
+// separated: 7,950 / 151 / 23.4 / 1.25.
+func num(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case v == 0:
+		return "0"
+	case a >= 1000:
+		s := strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+		neg := strings.HasPrefix(s, "-")
+		s = strings.TrimPrefix(s, "-")
+		var b strings.Builder
+		for i, ch := range s {
+			if i > 0 && (len(s)-i)%3 == 0 {
+				b.WriteByte(',')
+			}
+			b.WriteRune(ch)
+		}
+		if neg {
+			return "-" + b.String()
+		}
+		return b.String()
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}

@@ -1,0 +1,36 @@
+// Package bench holds the peers Metronome is measured against and the
+// reference scenes they all run. It is test and tooling support: nothing
+// in Metronome imports it.
+//
+// # Scene W1
+//
+// W1 is the reference workload for the typed scheduler (see w1.lua, a
+// byte-identical copy of the shared scene ../shared/bench/w1.lua, kept
+// here so the benchmarks run where that folder is absent):
+//
+//	N intervals; for each, from a MINSTD generator with seed 42
+//	(seed = seed * 48271 % 2147483647, r = seed / 2147483647):
+//	  period = 1000 + floor(r * 59000) ms, phase = floor(r * period) ms
+//	a one-shot at the phase fires once and creates the interval;
+//	one advance of H hours runs everything due at or before H hours.
+//
+// For N = 10000 and H = 1 that is 2,560,973 fires ([W1Fires10000x1]). Each
+// peer runs the same scene and returns its fire count, which the
+// benchmarks check (a correctness check, not a timing):
+//
+//	metronome-lua       w1.lua through lua.NewState and runtime-scheduler
+//	metronome-go        the scene on runtime.Scheduler with Go callbacks
+//	pure-lua-heap       w1_pure_lua.lua: a binary-heap scheduler in Lua,
+//	                    same scene, run in gopher-lua
+//	go-container-heap   the scene on [HeapScheduler] (container/heap)
+//	afterfunc-synctest  time.AfterFunc in a testing/synctest bubble
+//
+// # Figures
+//
+// BenchmarkW1 (in this package), the benchmarks in runtime/bench_test.go
+// and runtime/timerq/heap_bench_test.go, and the program
+// bench/cmd/synctestpeers (for what needs a synctest bubble, which a
+// benchmark cannot open) print `go test -bench` lines;
+// bench/cmd/benchreport turns them into the markdown report that
+// scripts/bench.sh prints. docs/benchmarks.md describes each figure.
+package bench

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# bench.sh prints the benchmark report (`make bench`): Metronome beside its
+# peers, with the ratios peer / ours from one run, as markdown on stdout.
+# The raw `go test -bench` lines go to stderr as they come, for progress.
+#
+# Environment:
+#   COUNT      runs of each benchmark (default 1; medians are reported)
+#   STAT       median (default) or min: how several runs reduce to one figure
+#   BENCHTIME  -benchtime of the micro-benchmarks (default 500ms)
+#   RAW        also keep the raw benchmark output in this file
+#   GO         the go command (default go)
+#
+# The whole report takes about 2 minutes on 2 cores with the defaults (about
+# 5.5 with COUNT=3); docs/benchmarks.md says what each figure measures. It
+# needs no network.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GO=${GO:-go}
+COUNT=${COUNT:-1}
+BENCHTIME=${BENCHTIME:-500ms}
+raw=$(mktemp)
+trap 'rm -f "$raw"' EXIT
+
+bench() { # bench PACKAGE REGEXP BENCHTIME
+	"$GO" test -run '^$' -bench "$2" -benchtime "$3" -count "$COUNT" -timeout 30m "$1" | tee -a "$raw" >&2
+}
+
+# Scheduler micro-benchmarks: metronome, container-heap, afterfunc.
+bench ./runtime '^Benchmark(ScheduleCancel|RandomCancel|ScheduleFire)$' "$BENCHTIME"
+bench ./runtime '^BenchmarkDrain1M$' 3x
+bench ./runtime '^BenchmarkMemoryPerPendingOnce$' 1x
+# The deadline queue alone.
+bench ./runtime/timerq '^Benchmark(Heap|ContainerHeap)$' "$BENCHTIME"
+# Scene W1: one whole scene per peer (2,560,973 fires each).
+bench ./bench '^BenchmarkW1$' 1x
+# time.AfterFunc where it must fire: in a testing/synctest bubble.
+"$GO" run ./bench/cmd/synctestpeers -benchtime "$BENCHTIME" -count "$COUNT" | tee -a "$raw" >&2
+
+if [[ -n "${RAW:-}" ]]; then
+	cp "$raw" "$RAW"
+fi
+"$GO" run ./bench/cmd/benchreport -stat "${STAT:-median}" "$raw"
