@@ -131,7 +131,7 @@ func (s *Scheduler) ScheduleOnce(delay temporal.Duration, fn Func, opts ...JobOp
 	if err != nil {
 		return Handle{}, err
 	}
-	return s.push(at, KindOnce, fn, newExt(KindOnce, opts))
+	return s.push(at, s.newJob(KindOnce, opts), fn)
 }
 
 // ScheduleEvery runs fn every interval, first at Now()+interval. Within one
@@ -151,9 +151,9 @@ func (s *Scheduler) ScheduleEvery(interval temporal.Duration, fn Func, opts ...J
 	if err != nil {
 		return Handle{}, err
 	}
-	ext := newExt(KindEvery, opts)
-	ext.interval = int64(interval)
-	return s.push(at, KindEvery, fn, ext)
+	j := s.newJob(KindEvery, opts)
+	j.ext.interval = int64(interval)
+	return s.push(at, j, fn)
 }
 
 // Recurrence says which occurrences a recurrence job fires.
@@ -195,8 +195,6 @@ func (s *Scheduler) ScheduleRecurrence(r Recurrence, fn RecurrenceFunc, opts ...
 	if err != nil {
 		return Handle{}, fmt.Errorf("%s: %w", name, err)
 	}
-	ext := newExt(KindRecurrence, opts)
-	ext.rec = &recurrence{fn: fn, it: it, limit: r.Limit, nextAt: at}
 	if !ok {
 		// Nothing left to fire: an inactive handle, like a fired one-shot.
 		s.seq++
@@ -206,18 +204,36 @@ func (s *Scheduler) ScheduleRecurrence(r Recurrence, fn RecurrenceFunc, opts ...
 	if err != nil {
 		return Handle{}, fmt.Errorf("%s: %w", name, err)
 	}
-	return s.push(int64(d), KindRecurrence, nil, ext)
+	j := s.newJob(KindRecurrence, opts)
+	j.ext.rec = &recurrence{fn: fn, it: it, limit: r.Limit, nextAt: at}
+	return s.push(int64(d), j, nil)
 }
 
-func newExt(k Kind, opts []JobOption) *jobExt {
+// fatJob is a job and its extension in one allocation, so the fire path of
+// an interval finds both on one cache line.
+type fatJob struct {
+	job
+	x jobExt
+}
+
+// newJob returns an unqueued job of kind k: a recycled or new plain job for
+// a one-shot without options, else a fatJob.
+func (s *Scheduler) newJob(k Kind, opts []JobOption) *job {
 	if k == KindOnce && len(opts) == 0 {
-		return nil
+		if n := len(s.free); n > 0 {
+			j := s.free[n-1]
+			s.free = s.free[:n-1]
+			j.meta = j.meta&^(1<<kindBits-1) | uint32(k)
+			return j
+		}
+		return &job{meta: uint32(k)}
 	}
-	e := &jobExt{}
+	f := &fatJob{}
+	f.meta, f.ext = uint32(k), &f.x
 	for _, o := range opts {
-		o(e)
+		o(&f.x)
 	}
-	return e
+	return &f.job
 }
 
 func (s *Scheduler) check(name string) error {
@@ -239,20 +255,14 @@ func (s *Scheduler) deadline(name, key string, d temporal.Duration) (int64, erro
 	return at, nil
 }
 
-func (s *Scheduler) push(at int64, k Kind, fn Func, ext *jobExt) (Handle, error) {
+// push queues j, made by newJob, at deadline at.
+func (s *Scheduler) push(at int64, j *job, fn Func) (Handle, error) {
 	if s.running && at == s.now {
 		if err := s.countRearm(); err != nil {
 			return Handle{}, err
 		}
 	}
-	var j *job
-	if n := len(s.free); n > 0 {
-		j, s.free = s.free[n-1], s.free[:n-1]
-	} else {
-		j = new(job)
-	}
-	j.meta = j.meta&^(1<<kindBits-1) | uint32(k)
-	j.fn, j.ext = fn, ext
+	j.fn = fn
 	s.seq++
 	s.q.Push(j, at, s.seq)
 	return Handle{s: s, j: j, id: s.seq, gen: j.gen()}, nil
@@ -280,10 +290,11 @@ func (s *Scheduler) countRearm() error {
 func (s *Scheduler) release(j *job) {
 	s.q.Remove(j)
 	j.meta += 1 << kindBits
-	j.fn, j.ext = nil, nil
-	if len(s.free) < maxFree {
-		s.free = append(s.free, j)
+	j.fn = nil
+	if j.ext == nil && len(s.free) < maxFree {
+		s.free = append(s.free, j) // only plain jobs: a fatJob goes to the GC
 	}
+	j.ext = nil
 }
 
 // Clear deactivates all pending work; the scheduler stays usable. Called
