@@ -45,7 +45,28 @@ type Host struct {
 	byName map[string]*entry
 	paused bool
 	busy   bool // a frame is running
+	obs    Observer
 }
+
+// FrameInfo describes one frame a host ran: an update that was not paused,
+// or a step.
+type FrameInfo struct {
+	Step     bool              // Step or StepBy, not Update or UpdateBy
+	From, To temporal.Duration // the host's elapsed time when the frame began and ended
+	Facets   []string          // the facets that ran, in order
+}
+
+// Observer sees what a host does, for traces and timelines. Nil fields are
+// skipped; an unset Observer costs nothing.
+type Observer struct {
+	// Frame is called after each frame whose jobs and facets all ran.
+	Frame func(FrameInfo)
+	// Paused is called when SetPaused changes the host's state.
+	Paused func(paused bool)
+}
+
+// SetObserver installs o, replacing any earlier one.
+func (h *Host) SetObserver(o Observer) { h.obs = o }
 
 type entry struct {
 	name    string
@@ -150,7 +171,13 @@ func (h *Host) Facets() []string {
 // SetPaused pauses or resumes the host. While paused, Update checks its
 // delta and does nothing else; Step still runs. It takes effect from the
 // next frame.
-func (h *Host) SetPaused(p bool) { h.paused = p }
+func (h *Host) SetPaused(p bool) {
+	was := h.paused
+	h.paused = p
+	if was != p && h.obs.Paused != nil {
+		h.obs.Paused(p)
+	}
+}
 
 // Paused reports whether the host is paused.
 func (h *Host) Paused() bool { return h.paused }
@@ -242,9 +269,11 @@ func (h *Host) frame(name string, d temporal.Duration, deltaMs float64) error {
 	// Register appends past its end), so facets that jobs or facets add wait
 	// for the next frame, and nothing shifts under the loop.
 	facets := h.facets
+	from := h.s.Elapsed()
 	if err := h.s.Advance(d); err != nil {
 		return err
 	}
+	var ran []string
 	for _, e := range facets {
 		if e.removed {
 			continue
@@ -252,6 +281,12 @@ func (h *Host) frame(name string, d temporal.Duration, deltaMs float64) error {
 		if err := e.f.Update(deltaMs); err != nil {
 			return &FacetError{Name: e.name, Err: err}
 		}
+		if h.obs.Frame != nil {
+			ran = append(ran, e.name)
+		}
+	}
+	if h.obs.Frame != nil {
+		h.obs.Frame(FrameInfo{Step: name == "step" || name == "step-by", From: from, To: h.s.Elapsed(), Facets: ran})
 	}
 	return nil
 }

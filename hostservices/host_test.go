@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -730,4 +731,47 @@ func later(d temporal.Duration) temporal.Instant {
 		panic(err)
 	}
 	return t
+}
+
+func TestObserverSeesFramesAndPauses(t *testing.T) {
+	h := hostservices.New(temporal.Fixed(temporal.FromUnixNano(0)))
+	var frames []hostservices.FrameInfo
+	var pauses []bool
+	h.SetObserver(hostservices.Observer{
+		Frame:  func(f hostservices.FrameInfo) { frames = append(frames, f) },
+		Paused: func(p bool) { pauses = append(pauses, p) },
+	})
+	ok := hostservices.FacetFunc(func(float64) error { return nil })
+	if err := h.Register("physics", ok); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Register("leaver", hostservices.FacetFunc(func(float64) error { h.Unregister("late"); return nil })); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Register("late", ok); err != nil {
+		t.Fatal(err)
+	}
+	steps := []func() error{
+		func() error { return h.Update(16) },
+		func() error { h.SetPaused(true); h.SetPaused(true); return h.Update(1000) }, // paused: no frame
+		func() error { return h.Step(4) },
+		func() error { h.SetPaused(false); return h.UpdateBy(temporal.Millisecond) },
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	ms := temporal.Millisecond
+	want := []hostservices.FrameInfo{
+		{From: 0, To: 16 * ms, Facets: []string{"physics", "leaver"}},
+		{Step: true, From: 16 * ms, To: 20 * ms, Facets: []string{"physics", "leaver"}},
+		{From: 20 * ms, To: 21 * ms, Facets: []string{"physics", "leaver"}},
+	}
+	if !reflect.DeepEqual(frames, want) {
+		t.Fatalf("frames\n got %+v\nwant %+v", frames, want)
+	}
+	if !reflect.DeepEqual(pauses, []bool{true, false}) {
+		t.Fatalf("pauses %v, want [true false]: only changes are reported", pauses)
+	}
 }

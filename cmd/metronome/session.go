@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -74,85 +73,22 @@ func newSession(ctx context.Context, o runOptions, flushEach bool) *session {
 			d, _ := f.At.Sub(s.epoch)
 			s.rec.fire(d, f)
 		})
-		orig := mods["app-host"]
-		mods["app-host"] = func(L *glua.LState) int {
-			n := orig(L)
-			if mod, ok := L.Get(-1).(*glua.LTable); ok {
-				if ud, ok := mod.RawGetString("scheduler").(*glua.LUserData); ok {
-					s.instrument(L, ud)
+		s.host.SetObserver(hostservices.Observer{
+			Frame: func(f hostservices.FrameInfo) {
+				kind := "frame"
+				if f.Step {
+					kind = "step"
 				}
-			}
-			return n
-		}
+				s.rec.frame(kind, f.From, f.To, f.Facets)
+			},
+			Paused: func(p bool) { s.rec.paused(s.elapsed(), !p, p) },
+		})
 	}
 	s.L = newState(st)
 	return s
 }
 
 func (s *session) elapsed() temporal.Duration { return s.host.Scheduler().Elapsed() }
-
-// instrument wraps the update, step and set-paused methods of the script's
-// host (ud) so the recorder sees frames the script drives and pauses. Other
-// hosts (make-scheduler) share the methods and pass straight through; the
-// wrapper calls the method in the same call frame, so errors keep their
-// file:line.
-func (s *session) instrument(L *glua.LState, ud *glua.LUserData) {
-	mt, ok := L.GetMetatable(ud).(*glua.LTable)
-	if !ok {
-		return
-	}
-	idx, ok := mt.RawGetString("__index").(*glua.LTable)
-	if !ok {
-		return
-	}
-	wrap := func(names []string, around func(g glua.LGFunction, L *glua.LState) int) {
-		for _, name := range names {
-			f, ok := idx.RawGetString(name).(*glua.LFunction)
-			if !ok || !f.IsG {
-				continue
-			}
-			g := f.GFunction
-			idx.RawSetString(name, L.NewFunction(func(L *glua.LState) int {
-				if L.Get(1) != ud {
-					return g(L)
-				}
-				return around(g, L)
-			}))
-		}
-	}
-	frame := func(kind string) func(g glua.LGFunction, L *glua.LState) int {
-		return func(g glua.LGFunction, L *glua.LState) int {
-			from, facets := s.elapsed(), s.host.Facets()
-			skipped := kind == "frame" && s.host.Paused()
-			n := g(L)
-			if !skipped {
-				s.rec.frame(kind, from, s.elapsed(), ranFacets(facets, s.host.Facets()))
-			}
-			return n
-		}
-	}
-	wrap([]string{"update"}, frame("frame"))
-	wrap([]string{"step"}, frame("step"))
-	wrap([]string{"set-paused", "set_paused"}, func(g glua.LGFunction, L *glua.LState) int {
-		was := s.host.Paused()
-		n := g(L)
-		s.rec.paused(s.elapsed(), was, s.host.Paused())
-		return n
-	})
-}
-
-// ranFacets is the facets a frame ran: those registered when it started and
-// still registered at its end. (A facet unregistered during the frame after
-// it ran is missed; the host does not say.)
-func ranFacets(before, after []string) []string {
-	out := before[:0:0]
-	for _, n := range before {
-		if slices.Contains(after, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
 
 // Next and Step make the session a driver.Steppable: the same loop runs in
 // virtual time (runVirtual) and in wall time (driver.Run).
@@ -198,16 +134,8 @@ func (s *session) Next() (time.Duration, bool) {
 // then the facets.
 func (s *session) Step(d time.Duration) error {
 	dd := max(min(temporal.Duration(d), s.o.Until-s.elapsed()), 0)
-	var facets []string
-	if s.rec != nil {
-		facets = s.host.Facets()
-	}
-	from := s.elapsed()
 	if err := s.host.UpdateBy(dd); err != nil {
 		return err
-	}
-	if s.rec != nil && len(facets) > 0 {
-		s.rec.frame("frame", from, s.elapsed(), ranFacets(facets, s.host.Facets()))
 	}
 	if s.framing && s.elapsed() >= s.frameDue {
 		// Keep the frame rate: the next frame is due one frame after this
