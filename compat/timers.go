@@ -68,7 +68,7 @@ func (t *Timers) Interval(intervalMs float64, fn runtime.Func, opts ...runtime.J
 		return runtime.Handle{}, &runtime.OptionError{Func: name, Key: key, Want: want + " within int64 nanoseconds", Got: intervalMs}
 	}
 	if d == 0 {
-		return runtime.Handle{}, &runtime.OptionError{Func: name, Key: key, Want: want + " that is at least 1 ns once rounded (>= 5e-07)", Got: intervalMs}
+		return runtime.Handle{}, &runtime.OptionError{Func: name, Key: key, Want: want + " that rounds to at least 1 ns", Got: intervalMs}
 	}
 	if fn == nil {
 		return runtime.Handle{}, &runtime.OptionError{Func: name, Key: "callback", Want: "a function", Got: "nil"}

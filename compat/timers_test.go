@@ -341,7 +341,7 @@ func TestBadMillisecondsAreErrorsThatChangeNothing(t *testing.T) {
 		{interval(-5), "Interval: interval-ms: want a finite number > 0, got -5"},
 		{interval(math.NaN()), "Interval: interval-ms: want a finite number > 0, got NaN"},
 		{interval(math.Inf(1)), "Interval: interval-ms: want a finite number > 0, got +Inf"},
-		{interval(4e-7), "Interval: interval-ms: want a finite number > 0 that is at least 1 ns once rounded (>= 5e-07), got 4e-07"},
+		{interval(4e-7), "Interval: interval-ms: want a finite number > 0 that rounds to at least 1 ns, got 4e-07"},
 		{interval(1e300), "Interval: interval-ms: want a finite number > 0 within int64 nanoseconds, got 1e+300"},
 		{func() error { _, err := r.tm.Interval(1, nil); return err }, "Interval: callback: want a function, got nil"},
 		{debouncer(math.NaN()), "Debouncer: delay-ms: want a finite number >= 0, got NaN"},

@@ -300,7 +300,7 @@ test("bad arguments to every runtime-timers function change nothing", function(t
   t:error(I(-5), pre .. ", got number -5)")
   t:error(I(nan), pre .. ", got number NaN)")
   t:error(I(inf), pre .. ", got number inf)")
-  t:error(I(4e-7), pre .. " that is at least 1 ns once rounded (>= 5e-07), got number 4e-07)")
+  t:error(I(4e-7), pre .. " that rounds to at least 1 ns, got number 4e-07)")
   for name, f in pairs{ Timeout = T(1), Interval = I(1), Debouncer = B(1) } do
     local key = name == "Interval" and "interval-ms" or "delay-ms"
     local call = RuntimeTimers[name]
