@@ -29,6 +29,12 @@ var W1Script []byte
 //go:embed w1_pure_lua.lua
 var W1PureLuaScript []byte
 
+// W1NoopScript is scene W1 with empty interval callbacks (bench/w1_noop.lua):
+// what a no-op Lua callback costs through advance.
+//
+//go:embed w1_noop.lua
+var W1NoopScript []byte
+
 // W1Interval is one interval of scene W1, in milliseconds.
 type W1Interval struct {
 	Period int64 // 1000 .. 59999

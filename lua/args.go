@@ -61,20 +61,25 @@ func formatNumber(f float64) string {
 	return fmt.Sprint(f)
 }
 
+// maxOptions is the most keys one option table accepts.
+const maxOptions = 8
+
 // options is a closed option table read once: every key must be one of the
-// accepted names (kebab-case or its snake_case spelling, never both).
+// accepted names (kebab-case or its snake_case spelling, never both). It
+// lives on the caller's stack: reading an option table allocates nothing.
 type options struct {
 	L     *glua.LState
 	fn    string
 	arg   int
-	vals  map[string]glua.LValue // by kebab name
-	which map[string]string      // kebab name -> spelling used
+	keys  []string                // accepted kebab-case names
+	vals  [maxOptions]glua.LValue // by index in keys; nil when absent
+	which [maxOptions]string      // the spelling used; "" when absent
 }
 
 // checkOptions reads argument n of fn as a closed option table with the
 // given kebab-case keys. hints maps a refused key to advice (for example
 // "delay-ms" to "use runtime-timers for milliseconds").
-func checkOptions(L *glua.LState, n int, fn string, keys []string, hints map[string]string) *options {
+func checkOptions(L *glua.LState, n int, fn string, keys []string, hints map[string]string) options {
 	tbl, ok := L.Get(n).(*glua.LTable)
 	if !ok {
 		argError(L, n, fn, fmt.Sprintf("option table expected, got %s", describe(L.Get(n))))
@@ -82,43 +87,59 @@ func checkOptions(L *glua.LState, n int, fn string, keys []string, hints map[str
 	return readOptions(L, tbl, n, fn, keys, hints)
 }
 
-func readOptions(L *glua.LState, tbl *glua.LTable, n int, fn string, keys []string, hints map[string]string) *options {
-	o := &options{L: L, fn: fn, arg: n, vals: map[string]glua.LValue{}, which: map[string]string{}}
-	accept := make(map[string]string, 2*len(keys))
-	for _, k := range keys {
-		accept[k] = k
-		accept[snake(k)] = k
+func readOptions(L *glua.LState, tbl *glua.LTable, n int, fn string, keys []string, hints map[string]string) options {
+	if len(keys) > maxOptions {
+		panic("lua: more than maxOptions option keys")
 	}
-	var bad string
-	tbl.ForEach(func(k, v glua.LValue) {
-		if bad != "" {
-			return
-		}
+	o := options{L: L, fn: fn, arg: n, keys: keys}
+	for k, v := tbl.Next(glua.LNil); k != glua.LNil; k, v = tbl.Next(k) {
 		ks, isStr := k.(glua.LString)
 		if !isStr {
-			bad = fmt.Sprintf("option keys must be strings, got %s", describe(k))
-			return
+			argError(L, n, fn, fmt.Sprintf("option keys must be strings, got %s", describe(k)))
 		}
-		name, known := accept[string(ks)]
-		if !known {
+		i := keyIndex(keys, string(ks))
+		if i < 0 {
 			if h, ok := hints[string(ks)]; ok {
-				bad = fmt.Sprintf("unknown option :%s; %s", ks, h)
-				return
+				argError(L, n, fn, fmt.Sprintf("unknown option :%s; %s", ks, h))
 			}
-			bad = fmt.Sprintf("unknown option :%s (accepted: %s)", ks, acceptedList(keys))
-			return
+			argError(L, n, fn, fmt.Sprintf("unknown option :%s (accepted: %s)", ks, acceptedList(keys)))
 		}
-		if prev, dup := o.which[name]; dup {
-			bad = fmt.Sprintf("options :%s and :%s are one option; give one spelling", prev, ks)
-			return
+		if o.which[i] != "" {
+			argError(L, n, fn, fmt.Sprintf("options :%s and :%s are one option; give one spelling", o.which[i], ks))
 		}
-		o.which[name] = string(ks)
-		o.vals[name] = v
-	})
-	if bad != "" {
-		argError(L, n, fn, bad)
+		o.which[i], o.vals[i] = string(ks), v
 	}
 	return o
+}
+
+// keyIndex returns the index in keys of the key s spells (kebab-case or
+// snake_case), or -1.
+func keyIndex(keys []string, s string) int {
+	for i, k := range keys {
+		if s == k || isSnakeOf(s, k) {
+			return i
+		}
+	}
+	return -1
+}
+
+// isSnakeOf reports whether s is snake(k), without building it.
+func isSnakeOf(s, k string) bool {
+	if strings.HasSuffix(k, "?") {
+		if !strings.HasPrefix(s, "is_") {
+			return false
+		}
+		s, k = s[3:], k[:len(k)-1]
+	}
+	if len(s) != len(k) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := k[i]; s[i] != c && !(c == '-' && s[i] == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func acceptedList(keys []string) string {
@@ -132,13 +153,16 @@ func acceptedList(keys []string) string {
 
 // get returns the option's value, or nil when absent.
 func (o *options) get(key string) glua.LValue {
-	if v, ok := o.vals[key]; ok {
-		return v
+	if i := keyIndex(o.keys, key); i >= 0 && o.vals[i] != nil {
+		return o.vals[i]
 	}
 	return glua.LNil
 }
 
-func (o *options) has(key string) bool { _, ok := o.vals[key]; return ok }
+func (o *options) has(key string) bool {
+	i := keyIndex(o.keys, key)
+	return i >= 0 && o.which[i] != ""
+}
 
 // fail raises an argument error about one option.
 func (o *options) fail(key, want string) {

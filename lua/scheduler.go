@@ -56,7 +56,7 @@ func scheduleOnce(L *glua.LState, t target, fn string) runtime.Handle {
 	d := o.duration("delay", true)
 	cb := o.function("callback")
 	h, err := t.ScheduleOnce(d, luaJob(L, cb), runtime.WithLabel(where(L)))
-	raiseIf(L, o, err)
+	raiseIf(L, &o, err)
 	return h
 }
 
@@ -65,7 +65,7 @@ func scheduleEvery(L *glua.LState, t target, fn string) runtime.Handle {
 	d := o.duration("interval", false)
 	cb := o.function("callback")
 	h, err := t.ScheduleEvery(d, luaJob(L, cb), runtime.WithLabel(where(L)))
-	raiseIf(L, o, err)
+	raiseIf(L, &o, err)
 	return h
 }
 
@@ -98,7 +98,7 @@ func scheduleRecurrence(L *glua.LState, t target, fn string) runtime.Handle {
 		main.Push(p)
 		return main.PCall(1, 0, nil)
 	}, runtime.WithLabel(where(L)))
-	raiseIf(L, o, err)
+	raiseIf(L, &o, err)
 	return h
 }
 

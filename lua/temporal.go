@@ -344,7 +344,7 @@ func durationFieldsSlow(L *glua.LState, tbl *glua.LTable) {
 	})
 	for _, k := range durationKeys {
 		if o.has(k) {
-			integerOption(o, k)
+			integerOption(&o, k)
 		}
 	}
 	L.RaiseError("duration: bad field table") // not reached: the warm path refused it for a reason
@@ -826,10 +826,10 @@ func recurrenceSetNew(L *glua.LState) int {
 	if spec.DTStart, err = temporal.ParseLocalDateTime(string(dt)); err != nil {
 		argError(L, 1, fn, ":dtstart: "+err.Error())
 	}
-	spec.RRules = ruleList(o, "rrule")
-	spec.ExRules = ruleList(o, "exrule")
-	spec.RDates = localList(o, "rdate")
-	spec.ExDates = localList(o, "exdate")
+	spec.RRules = ruleList(&o, "rrule")
+	spec.ExRules = ruleList(&o, "exrule")
+	spec.RDates = localList(&o, "rdate")
+	spec.ExDates = localList(&o, "exdate")
 	rs, err := temporal.NewRecurrenceSet(spec)
 	if err != nil {
 		recurrenceError(L, 1, fn, err)
@@ -960,9 +960,9 @@ func expandOptions(L *glua.LState, n int, fn string) (temporal.ExpandOptions, *o
 		"zone": "use :zone-id",
 	})
 	opts := temporal.ExpandOptions{
-		Zone:           zoneOption(o, "zone-id"),
-		Disambiguation: disambiguationOption(o, "disambiguation"),
-		Limit:          limitOption(o, "limit"),
+		Zone:           zoneOption(&o, "zone-id"),
+		Disambiguation: disambiguationOption(&o, "disambiguation"),
+		Limit:          limitOption(&o, "limit"),
 	}
 	for _, key := range []string{"after", "before"} {
 		v := o.get(key)
@@ -979,7 +979,7 @@ func expandOptions(L *glua.LState, n int, fn string) (temporal.ExpandOptions, *o
 			opts.Before = &t
 		}
 	}
-	return opts, o
+	return opts, &o
 }
 
 // zoneOption returns a required IANA zone id option, checked against the

@@ -28,7 +28,7 @@ func loadRuntimeTimers(L *glua.LState, s *runtime.Scheduler) int {
 			ms := o.millis("delay-ms", "a finite number >= 0")
 			cb := o.function("callback")
 			h, err := tm.Timeout(ms, luaJob(L, cb), runtime.WithLabel(where(L)))
-			raiseCompat(L, o, err)
+			raiseCompat(L, &o, err)
 			pushHandle(L, h)
 			return 1
 		},
@@ -38,7 +38,7 @@ func loadRuntimeTimers(L *glua.LState, s *runtime.Scheduler) int {
 			ms := o.millis("interval-ms", "a finite number > 0")
 			cb := o.function("callback")
 			h, err := tm.Interval(ms, luaJob(L, cb), runtime.WithLabel(where(L)))
-			raiseCompat(L, o, err)
+			raiseCompat(L, &o, err)
 			pushHandle(L, h)
 			return 1
 		},
@@ -55,7 +55,7 @@ func loadRuntimeTimers(L *glua.LState, s *runtime.Scheduler) int {
 				}
 				return main.PCall(len(args), 0, nil)
 			}, runtime.WithLabel(where(L)))
-			raiseCompat(L, o, err)
+			raiseCompat(L, &o, err)
 			ud := L.NewUserData()
 			ud.Value = &luaDebouncer{d}
 			L.SetMetatable(ud, debouncerMetatable(L))
