@@ -1,0 +1,28 @@
+package compat_test
+
+import (
+	"fmt"
+
+	"github.com/metronome-rt/metronome/compat"
+	"github.com/metronome-rt/metronome/runtime"
+	"github.com/metronome-rt/metronome/temporal"
+)
+
+// A debouncer fires once, delay-ms after the latest call, with that call's
+// arguments.
+func ExampleTimers_Debouncer() {
+	s := runtime.New(temporal.Fixed(temporal.FromUnixNano(0)))
+	timers := compat.New(s)
+	d, _ := timers.Debouncer(100, func(args []any) error {
+		fmt.Println("search for", args[0], "at", s.Elapsed().DecimalSeconds())
+		return nil
+	})
+	d.Call("m")
+	s.Update(50)
+	d.Call("me") // pushes the deadline to 150 ms
+	s.Update(50)
+	d.Call("met")
+	s.Update(1000)
+	// Output:
+	// search for met at 0.2s
+}
