@@ -8,7 +8,6 @@ import (
 
 	"github.com/metronome-rt/metronome/hostservices"
 	"github.com/metronome-rt/metronome/runtime"
-	"github.com/metronome-rt/metronome/temporal"
 )
 
 // HostModules returns the loaders of app-host, app-host.services and
@@ -26,8 +25,9 @@ import (
 // state that loads runtime-timers gets its own group of timers, so its
 // clear() leaves other states' timers alone.
 //
-// Callbacks, facets and timers scripts register run on the state that
-// registered them, so h must be driven from the goroutine that owns it.
+// Callbacks, facets and timers scripts register run on the main thread of
+// the state that registered them, so h must be driven from the goroutine
+// that owns that state.
 func HostModules(h *hostservices.Host, quit func()) map[string]glua.LGFunction {
 	if h == nil {
 		panic("lua.HostModules: nil host")
@@ -76,23 +76,7 @@ func loadAppHostServices(L *glua.LState) int {
 // makeScheduler is services["make-scheduler"]{ clock = c }: a new host with
 // a private scheduler whose epoch is c:now() (default the system clock).
 func makeScheduler(L *glua.LState) int {
-	const fn = "make-scheduler"
-	var clock temporal.Clock = temporal.System()
-	if L.GetTop() >= 1 && L.Get(1) != glua.LNil {
-		tbl, ok := L.Get(1).(*glua.LTable)
-		if !ok {
-			argError(L, 1, fn, "option table expected, got "+describe(L.Get(1)))
-		}
-		o := readOptions(L, tbl, 1, fn, []string{"clock"}, nil)
-		if o.has("clock") {
-			c, ok := toClock(o.get("clock"))
-			if !ok {
-				o.fail("clock", "a Temporal.clock")
-			}
-			clock = c
-		}
-	}
-	L.Push(newHostValue(L, hostservices.New(clock)))
+	L.Push(newHostValue(L, hostservices.New(clockOption(L, "make-scheduler"))))
 	return 1
 }
 

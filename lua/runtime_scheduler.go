@@ -29,27 +29,34 @@ func loadRuntimeScheduler(L *glua.LState) int {
 }
 
 func schedulerCreate(L *glua.LState) int {
-	var clock temporal.Clock = temporal.System()
-	if L.GetTop() >= 1 && L.Get(1) != glua.LNil {
-		tbl, ok := L.Get(1).(*glua.LTable)
-		if !ok {
-			argError(L, 1, "create", "option table expected, got "+describe(L.Get(1)))
-		}
-		o := readOptions(L, tbl, 1, "create", []string{"clock"}, nil)
-		if o.has("clock") {
-			c, ok := toClock(o.get("clock"))
-			if !ok {
-				o.fail("clock", "a Temporal.clock")
-			}
-			clock = c
-		}
-	}
+	clock := clockOption(L, "create")
 	ls := &luaScheduler{s: runtime.New(clock)}
 	ud := L.NewUserData()
 	ud.Value = ls
 	L.SetMetatable(ud, schedulerMetatable(L))
 	L.Push(ud)
 	return 1
+}
+
+// clockOption reads argument 1 of fn, an optional table that accepts only
+// :clock; the clock defaults to the system clock.
+func clockOption(L *glua.LState, fn string) temporal.Clock {
+	if L.GetTop() < 1 || L.Get(1) == glua.LNil {
+		return temporal.System()
+	}
+	tbl, ok := L.Get(1).(*glua.LTable)
+	if !ok {
+		argError(L, 1, fn, "option table expected, got "+describe(L.Get(1)))
+	}
+	o := readOptions(L, tbl, 1, fn, []string{"clock"}, nil)
+	if !o.has("clock") {
+		return temporal.System()
+	}
+	c, ok := toClock(o.get("clock"))
+	if !ok {
+		o.fail("clock", "a Temporal.clock")
+	}
+	return c
 }
 
 func schedulerMetatable(L *glua.LState) *glua.LTable {
