@@ -1,13 +1,13 @@
 package runtime_test
 
 import (
-	"container/heap"
 	"math/bits"
 	"math/rand/v2"
 	goruntime "runtime"
 	"testing"
 	"time"
 
+	"github.com/metronome-rt/metronome/bench"
 	"github.com/metronome-rt/metronome/runtime"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -124,99 +124,17 @@ func newBMMetronome(b *testing.B, n int, d bmData) *bmMetronome {
 	return m
 }
 
-// ---- container-heap: the textbook scheduler ----
-
-// chJob is one job of chScheduler: a pointer item that records its own
-// heap index, as in the container/heap documentation's example.
-type chJob struct {
-	when   int64
-	seq    uint64
-	period int64 // 0: one-shot
-	index  int   // position in the heap; -1 when not queued
-	fn     func()
-}
-
-type chQueue []*chJob
-
-func (q chQueue) Len() int { return len(q) }
-
-func (q chQueue) Less(i, j int) bool {
-	a, b := q[i], q[j]
-	return a.when < b.when || (a.when == b.when && a.seq < b.seq)
-}
-
-func (q chQueue) Swap(i, j int) {
-	q[i], q[j] = q[j], q[i]
-	q[i].index = i
-	q[j].index = j
-}
-
-func (q *chQueue) Push(x any) {
-	j := x.(*chJob)
-	j.index = len(*q)
-	*q = append(*q, j)
-}
-
-func (q *chQueue) Pop() any {
-	old := *q
-	n := len(old)
-	j := old[n-1]
-	old[n-1] = nil
-	j.index = -1
-	*q = old[:n-1]
-	return j
-}
-
-// chScheduler is the plain container/heap scheduler a Go programmer writes
-// first: one allocated job per schedule, the job pointer as the handle,
-// heap.Remove to cancel, heap.Fix to re-arm an interval in place.
-type chScheduler struct {
-	q   chQueue
-	now int64
-	seq uint64
-}
-
-func (s *chScheduler) scheduleOnce(delay int64, fn func()) *chJob {
-	s.seq++
-	j := &chJob{when: s.now + delay, seq: s.seq, fn: fn}
-	heap.Push(&s.q, j)
-	return j
-}
-
-func (s *chScheduler) cancel(j *chJob) {
-	if j.index >= 0 {
-		heap.Remove(&s.q, j.index)
-	}
-}
-
-func (s *chScheduler) advance(d int64) {
-	target := s.now + d
-	for len(s.q) > 0 {
-		j := s.q[0]
-		if j.when > target {
-			break
-		}
-		s.now = j.when
-		if j.period > 0 {
-			j.when += j.period
-			heap.Fix(&s.q, 0)
-		} else {
-			heap.Pop(&s.q)
-		}
-		j.fn()
-	}
-	s.now = target
-}
+// ---- container-heap: the textbook scheduler (bench.HeapScheduler) ----
 
 type bmContainerHeap struct {
-	s    *chScheduler
-	jobs []*chJob
+	s    *bench.HeapScheduler
+	jobs []*bench.HeapJob
 }
 
 func newBMContainerHeap(n int, d bmData) *bmContainerHeap {
-	c := &bmContainerHeap{s: &chScheduler{}, jobs: make([]*chJob, n)}
+	c := &bmContainerHeap{s: &bench.HeapScheduler{}, jobs: make([]*bench.HeapJob, n)}
 	for i := range c.jobs {
-		c.jobs[i] = c.s.scheduleOnce(bmPending+d.delays[i], bmNever)
+		c.jobs[i] = c.s.ScheduleOnce(bmPending+d.delays[i], bmNever)
 	}
 	return c
 }
@@ -308,7 +226,7 @@ func BenchmarkScheduleCancel(b *testing.B) {
 			s := c.get(b).s
 			bmStart(b)
 			for i := 0; i < b.N; i++ {
-				s.cancel(s.scheduleOnce(bmPending+d.delays[i&d.mask], bmNever))
+				s.Cancel(s.ScheduleOnce(bmPending+d.delays[i&d.mask], bmNever))
 			}
 		})
 		c.done()
@@ -357,8 +275,8 @@ func BenchmarkRandomCancel(b *testing.B) {
 			bmStart(b)
 			for i := 0; i < b.N; i++ {
 				k := d.picks[i&d.mask]
-				s.cancel(jobs[k])
-				jobs[k] = s.scheduleOnce(bmPending+d.delays[(i+7)&d.mask], bmNever)
+				s.Cancel(jobs[k])
+				jobs[k] = s.ScheduleOnce(bmPending+d.delays[(i+7)&d.mask], bmNever)
 			}
 		})
 		c.done()
@@ -410,8 +328,8 @@ func BenchmarkScheduleFire(b *testing.B) {
 			bmFires = 0
 			bmStart(b)
 			for i := 0; i < b.N; i++ {
-				s.scheduleOnce(1, bmFired)
-				s.advance(1)
+				s.ScheduleOnce(1, bmFired)
+				s.Advance(1)
 			}
 			b.StopTimer()
 			if bmFires != b.N {
@@ -463,13 +381,13 @@ func BenchmarkDrain1M(b *testing.B) {
 	})
 
 	b.Run("container-heap", func(b *testing.B) {
-		var s *chScheduler
+		var s *bench.HeapScheduler
 		drain(b, func() {
-			s = &chScheduler{}
+			s = &bench.HeapScheduler{}
 			for i := range bmDrainSize {
-				s.scheduleOnce(d.delays[i&d.mask], bmFired)
+				s.ScheduleOnce(d.delays[i&d.mask], bmFired)
 			}
-		}, func() { s.advance(bmWindow) })
+		}, func() { s.Advance(bmWindow) })
 	})
 
 	b.Run("afterfunc", func(b *testing.B) { b.Skip(bmSkipFire) })
@@ -516,10 +434,10 @@ func BenchmarkMemoryPerPendingOnce(b *testing.B) {
 			}, nil)
 		})
 		b.Run("container-heap/pending="+size.name, func(b *testing.B) {
-			measure(b, size.n, func() any { return &chScheduler{} }, func(fx any) {
-				s := fx.(*chScheduler)
+			measure(b, size.n, func() any { return &bench.HeapScheduler{} }, func(fx any) {
+				s := fx.(*bench.HeapScheduler)
 				for i := range size.n {
-					s.scheduleOnce(bmPending+d.delays[i&d.mask], bmNever)
+					s.ScheduleOnce(bmPending+d.delays[i&d.mask], bmNever)
 				}
 			}, nil)
 		})
