@@ -150,18 +150,18 @@ func hostFrame(L *glua.LState, fn string, err error) {
 		var api *glua.ApiError
 		if errors.As(fe.Err, &api) {
 			if _, isStr := api.Object.(glua.LString); !isStr && api.Object != glua.LNil {
-				L.Error(api.Object, 0) // keep error objects (tables) as they are
+				raiseValue(L, api.Object) // keep error objects (tables) as they are
 			}
 			msg := api.Object.String() + fmt.Sprintf("\n\t(in facet %q)", fe.Name)
 			if api.StackTrace != "" {
 				msg += "\n" + api.StackTrace
 			}
-			L.Error(glua.LString(msg), 0)
+			raiseValue(L, glua.LString(msg))
 		}
-		L.Error(glua.LString(fn+": "+err.Error()), 0)
+		raiseValue(L, glua.LString(fn+": "+err.Error()))
 	}
 	if errors.Is(err, runtime.ErrReentrant) || errors.Is(err, runtime.ErrDropped) {
-		L.RaiseError("%s", err) // already "update: ..."
+		raise(L, "%s", err) // already "update: ..."
 	}
 	moveTime(L, fn, err)
 }
@@ -215,7 +215,7 @@ var hostMethods = map[string]glua.LGFunction{
 	},
 	"clear": func(L *glua.LState) int {
 		if err := checkHost(L, "clear").Clear(); err != nil {
-			L.RaiseError("clear: %s", err)
+			raise(L, "clear: %s", err)
 		}
 		L.Push(glua.LTrue)
 		return 1
@@ -228,7 +228,7 @@ var hostMethods = map[string]glua.LGFunction{
 		}
 		f := facetOf(L, 3, "register")
 		if err := h.Register(name, f); err != nil {
-			L.RaiseError("%s", err)
+			raise(L, "%s", err)
 		}
 		L.Push(glua.LTrue)
 		return 1

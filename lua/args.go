@@ -21,7 +21,7 @@ func snake(kebab string) string {
 // argError raises "bad argument #n to 'fn' (msg)", the form Lua's own
 // library errors take.
 func argError(L *glua.LState, n int, fn, msg string) {
-	L.RaiseError("bad argument #%d to '%s' (%s)", n, fn, msg)
+	raise(L, "bad argument #%d to '%s' (%s)", n, fn, msg)
 }
 
 // describe renders a Lua value for an error message: its type and, for

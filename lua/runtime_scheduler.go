@@ -91,7 +91,7 @@ func checkScheduler(L *glua.LState, fn string) *luaScheduler {
 func live(L *glua.LState, fn string) *luaScheduler {
 	ls := checkScheduler(L, fn)
 	if ls.s.Dropped() {
-		L.RaiseError("%s: %s", fn, runtime.ErrDropped)
+		raise(L, "%s: %s", fn, runtime.ErrDropped)
 	}
 	return ls
 }
@@ -196,7 +196,7 @@ var schedulerMethods = map[string]glua.LGFunction{
 	},
 	"clear": func(L *glua.LState) int {
 		if err := live(L, "clear").s.Clear(); err != nil {
-			L.RaiseError("%s", err)
+			raise(L, "%s", err)
 		}
 		L.Push(glua.LTrue)
 		return 1
@@ -213,7 +213,7 @@ var schedulerMethods = map[string]glua.LGFunction{
 			argError(L, 2, "set-loop-limit", "an integer >= 1 expected, got "+describe(L.Get(2)))
 		}
 		if err := ls.s.SetLoopLimit(int(n)); err != nil {
-			L.RaiseError("%s", err)
+			raise(L, "%s", err)
 		}
 		L.Push(glua.LTrue)
 		return 1

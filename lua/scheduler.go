@@ -126,7 +126,7 @@ func raiseIf(L *glua.LState, o *options, err error) {
 	if errors.As(err, &oe) && o != nil {
 		argError(L, o.arg, o.fn, fmt.Sprintf(":%s must be %s, got %v", oe.Key, oe.Want, oe.Got))
 	}
-	L.RaiseError("%s", err.Error())
+	raise(L, "%s", err.Error())
 }
 
 // raiseJobError re-raises a callback's error out of the call that fired it:
@@ -143,7 +143,7 @@ func raiseJobError(L *glua.LState, fn string, err error) {
 			}
 		}
 		if _, isStr := api.Object.(glua.LString); !isStr && api.Object != glua.LNil {
-			L.Error(api.Object, 0) // keep error objects (tables) as they are
+			raiseValue(L, api.Object) // keep error objects (tables) as they are
 		}
 		msg := api.Object.String()
 		if job != "" {
@@ -152,9 +152,9 @@ func raiseJobError(L *glua.LState, fn string, err error) {
 		if api.StackTrace != "" {
 			msg += "\n" + api.StackTrace
 		}
-		L.Error(glua.LString(msg), 0)
+		raiseValue(L, glua.LString(msg))
 	}
-	L.Error(glua.LString(fn+": "+err.Error()), 0)
+	raiseValue(L, glua.LString(fn+": "+err.Error()))
 }
 
 // handle userdata.

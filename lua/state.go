@@ -167,6 +167,8 @@ func (sb *sandbox) sandboxBase(L *glua.LState) {
 		g.RawSetString(name, glua.LNil)
 	}
 	g.RawSetString("print", L.NewFunction(sb.print))
+	g.RawSetString("pcall", L.NewFunction(safePCall))
+	g.RawSetString("error", L.NewFunction(safeError))
 	g.RawSetString("load", L.NewFunction(sbLoad))
 	g.RawSetString("loadstring", L.NewFunction(sbLoadString))
 }
@@ -181,7 +183,7 @@ func (sb *sandbox) print(L *glua.LState) int {
 	}
 	b.WriteByte('\n')
 	if _, err := io.WriteString(sb.opts.Stdout, b.String()); err != nil {
-		L.RaiseError("print: %v", err)
+		raise(L, "print: %v", err)
 	}
 	return 0
 }
@@ -285,16 +287,16 @@ func (sb *sandbox) osTime(L *glua.LState) int {
 		v := L.GetField(tb, key)
 		if v == glua.LNil {
 			if required {
-				L.RaiseError("field '%s' missing in date table", key)
+				raise(L, "field '%s' missing in date table", key)
 			}
 			return def
 		}
 		n, ok := v.(glua.LNumber)
 		if !ok || float64(n) != float64(int64(n)) {
-			L.RaiseError("field '%s' is not an integer (got %s %s)", key, v.Type(), v.String())
+			raise(L, "field '%s' is not an integer (got %s %s)", key, v.Type(), v.String())
 		}
 		if n > 1<<31-1 || n < -(1<<31) {
-			L.RaiseError("field '%s' is out-of-bound", key)
+			raise(L, "field '%s' is out-of-bound", key)
 		}
 		return int(n)
 	}
@@ -466,7 +468,7 @@ func (sb *sandbox) installRequire(L *glua.LState) {
 		name := L.CheckString(1)
 		preload, ok := pkg.RawGetString("preload").(*glua.LTable)
 		if !ok {
-			L.RaiseError("package.preload must be a table")
+			raise(L, "package.preload must be a table")
 		}
 		if loader := L.GetField(preload, name); loader != glua.LNil {
 			L.Push(loader)
@@ -495,7 +497,7 @@ func (sb *sandbox) loadFromScriptDir(L *glua.LState) int {
 	name := L.CheckString(1)
 	rel, err := requirePath(name)
 	if err != nil {
-		L.RaiseError("require %q: %v", name, err)
+		raise(L, "require %q: %v", name, err)
 	}
 	if sb.dir == "" {
 		L.Push(glua.LString("no script folder to search for " + rel))
@@ -508,7 +510,7 @@ func (sb *sandbox) loadFromScriptDir(L *glua.LState) int {
 	}
 	fn, err := LoadFile(L, path)
 	if err != nil {
-		L.RaiseError("error loading module '%s' from file '%s':\n\t%v", name, path, err)
+		raise(L, "error loading module '%s' from file '%s':\n\t%v", name, path, err)
 	}
 	L.Push(fn)
 	return 1

@@ -216,9 +216,9 @@ func toRecurrenceSet(v glua.LValue) (*temporal.RecurrenceSet, bool) {
 func goError(L *glua.LState, fn string, err error) {
 	msg := err.Error()
 	if strings.HasPrefix(msg, fn+": ") {
-		L.RaiseError("%s", msg)
+		raise(L, "%s", msg)
 	}
-	L.RaiseError("%s: %s", fn, msg)
+	raise(L, "%s: %s", fn, msg)
 }
 
 // ---- the module ----
@@ -347,7 +347,7 @@ func durationFieldsSlow(L *glua.LState, tbl *glua.LTable) {
 			integerOption(&o, k)
 		}
 	}
-	L.RaiseError("duration: bad field table") // not reached: the warm path refused it for a reason
+	raise(L, "duration: bad field table") // not reached: the warm path refused it for a reason
 }
 
 // integerOption returns an integer-valued option; an integral number out of
@@ -411,7 +411,7 @@ func durationTotalNs(L *glua.LState) int {
 	d := checkDurationSelf(L, "total-ns")
 	ns := d.Nanoseconds()
 	if ns > maxExactNumber || ns < -maxExactNumber {
-		L.RaiseError("total-ns: %s is %d ns, beyond 2^53 where Lua numbers stop being exact; use tostring(d) or total-ms", d, ns)
+		raise(L, "total-ns: %s is %d ns, beyond 2^53 where Lua numbers stop being exact; use tostring(d) or total-ms", d, ns)
 	}
 	L.Push(glua.LNumber(ns))
 	return 1
@@ -572,7 +572,7 @@ func instantToZonedString(L *glua.LState) int {
 // ---- operators shared by durations and instants ----
 
 func badOperands(L *glua.LState, op string, a, b glua.LValue, want string) {
-	L.RaiseError("bad operands to '%s' (%s %s %s; %s)", op, describe(a), op, describe(b), want)
+	raise(L, "bad operands to '%s' (%s %s %s; %s)", op, describe(a), op, describe(b), want)
 }
 
 func temporalAdd(L *glua.LState) int {
@@ -581,7 +581,7 @@ func temporalAdd(L *glua.LState) int {
 		if y, ok := toDuration(b); ok {
 			r, err := x.Add(y)
 			if err != nil {
-				L.RaiseError("bad operands to '+' (%v)", err)
+				raise(L, "bad operands to '+' (%v)", err)
 			}
 			pushDuration(L, r)
 			return 1
@@ -601,7 +601,7 @@ func temporalAdd(L *glua.LState) int {
 func pushInstantPlus(L *glua.LState, t temporal.Instant, d temporal.Duration) int {
 	r, err := t.Add(d)
 	if err != nil {
-		L.RaiseError("bad operands to '+' (%v)", err)
+		raise(L, "bad operands to '+' (%v)", err)
 	}
 	L.Push(newInstant(L, r))
 	return 1
@@ -613,7 +613,7 @@ func temporalSub(L *glua.LState) int {
 		if y, ok := toDuration(b); ok {
 			r, err := x.Sub(y)
 			if err != nil {
-				L.RaiseError("bad operands to '-' (%v)", err)
+				raise(L, "bad operands to '-' (%v)", err)
 			}
 			pushDuration(L, r)
 			return 1
@@ -622,7 +622,7 @@ func temporalSub(L *glua.LState) int {
 		if y, ok := toDuration(b); ok {
 			r, err := instantMinus(t, y)
 			if err != nil {
-				L.RaiseError("bad operands to '-' (%v - %v %v)", t, y, temporal.ErrOverflow)
+				raise(L, "bad operands to '-' (%v - %v %v)", t, y, temporal.ErrOverflow)
 			}
 			L.Push(newInstant(L, r))
 			return 1
@@ -630,7 +630,7 @@ func temporalSub(L *glua.LState) int {
 		if u, ok := toInstant(b); ok {
 			r, err := t.Sub(u)
 			if err != nil {
-				L.RaiseError("bad operands to '-' (%v)", err)
+				raise(L, "bad operands to '-' (%v)", err)
 			}
 			pushDuration(L, r)
 			return 1
@@ -665,7 +665,7 @@ func temporalMul(L *glua.LState) int {
 		if n, isInt := toInteger(k); isInt {
 			r, err := d.Mul(n)
 			if err != nil {
-				L.RaiseError("bad operands to '*' (%v)", err)
+				raise(L, "bad operands to '*' (%v)", err)
 			}
 			pushDuration(L, r)
 			return 1
@@ -694,11 +694,11 @@ func temporalUnm(L *glua.LState) int {
 	a := L.Get(1)
 	d, ok := toDuration(a)
 	if !ok {
-		L.RaiseError("bad operand to unary '-' (%s; only a duration negates)", describe(a))
+		raise(L, "bad operand to unary '-' (%s; only a duration negates)", describe(a))
 	}
 	r, err := d.Neg()
 	if err != nil {
-		L.RaiseError("bad operand to unary '-' (%v)", err)
+		raise(L, "bad operand to unary '-' (%v)", err)
 	}
 	pushDuration(L, r)
 	return 1

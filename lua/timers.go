@@ -64,7 +64,7 @@ func loadRuntimeTimers(L *glua.LState, s *runtime.Scheduler) int {
 		},
 		"clear": func(L *glua.LState) int {
 			if err := tm.Clear(); err != nil {
-				L.RaiseError("clear: %s", err)
+				raise(L, "clear: %s", err)
 			}
 			L.Push(glua.LTrue)
 			return 1
@@ -104,7 +104,7 @@ func raiseCompat(L *glua.LState, o *options, err error) {
 		}
 		argError(L, o.arg, o.fn, fmt.Sprintf(":%s must be %s, got %s", oe.Key, oe.Want, got))
 	}
-	L.RaiseError("%s: %s", o.fn, err)
+	raise(L, "%s: %s", o.fn, err)
 }
 
 // The Debouncer object.
@@ -134,7 +134,7 @@ func debounceCall(L *glua.LState) int {
 		args[i] = L.Get(i + 2)
 	}
 	if err := d.Call(args...); err != nil {
-		L.RaiseError("%s", err)
+		raise(L, "%s", err)
 	}
 	L.Push(glua.LTrue)
 	return 1
