@@ -12,7 +12,7 @@
 #
 # The whole report takes about 2 minutes on 2 cores with the defaults (about
 # 5.5 with COUNT=3); docs/benchmarks.md says what each figure measures. It
-# needs no network.
+# needs no network but the npm registry, for the Node peer (bench/node).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,6 +34,17 @@ bench ./runtime '^BenchmarkMemoryPerPendingOnce$' 1x
 bench ./runtime/timerq '^Benchmark(Heap|ContainerHeap)$' "$BENCHTIME"
 # Scene W1: one whole scene per peer (2,560,973 fires each).
 bench ./bench '^BenchmarkW1$' 1x
+# Scene W1 on @sinonjs/fake-timers under Node, when node and npm are here.
+if command -v node >/dev/null && command -v npm >/dev/null &&
+	npm ci --prefix bench/node --no-audit --no-fund --silent >&2; then
+	for _ in $(seq "$COUNT"); do
+		node bench/node/w1_fake_timers.js 10000 1 |
+			sed -E 's/.*"fires":([0-9]+),"nsPerFire":([0-9.]+).*/BenchmarkW1\/fake-timers-node-2 1 0 ns\/op \2 ns\/fire/' |
+			tee -a "$raw" >&2
+	done
+else
+	echo "bench.sh: no node/npm here: fake-timers-node is left out" >&2
+fi
 # time.AfterFunc where it must fire: in a testing/synctest bubble.
 "$GO" run ./bench/cmd/synctestpeers -benchtime "$BENCHTIME" -count "$COUNT" | tee -a "$raw" >&2
 

@@ -278,7 +278,23 @@ var tables = []table{
 		about:  "Scene W1 (N=10000, H=1: 2,560,973 fires), whole scene per fire.",
 		metric: "ns/fire",
 		ours:   impl{"metronome-lua", "BenchmarkW1/metronome-lua"},
-		peers:  []impl{{"pure-lua-heap", "BenchmarkW1/pure-lua-heap"}},
+		peers: []impl{
+			{"pure-lua-heap", "BenchmarkW1/pure-lua-heap"},
+			{"fake-timers-node", "BenchmarkW1/fake-timers-node"},
+		},
+		note: "fake-timers-node: @sinonjs/fake-timers on Node with JS callbacks (bench/node; left out when node is not installed).",
+	},
+	{
+		title:  "Scene W1, no-op Lua callbacks",
+		about:  "Scene W1 with empty interval callbacks (bench/w1_noop.lua): the scheduler plus one Go-to-Lua call per fire.",
+		metric: "ns/fire",
+		ours:   impl{"metronome-lua-noop", "BenchmarkW1/metronome-lua-noop"},
+		peers: []impl{
+			{"pure-lua-heap", "BenchmarkW1/pure-lua-heap"},
+			{"fake-timers-node", "BenchmarkW1/fake-timers-node"},
+		},
+		target: "≤ 250 ns per no-op Lua callback",
+		check:  at(250),
 	},
 	{
 		title:  "Scene W1, Go callbacks",
