@@ -21,4 +21,8 @@ for (let i = 0; i < N; i++) {
 }
 clock.tick(Math.floor(H * 3600000));
 const ns = Number(process.hrtime.bigint() - start);
+if (N === 10000 && H === 1 && fires !== 2560973) {
+  console.error(`fake-timers-node: ${fires} fires, want 2560973`);
+  process.exit(1);
+}
 console.log(JSON.stringify({ peer: "fake-timers-node", N, hours: H, fires, nsPerFire: ns / fires }));
