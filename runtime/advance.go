@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/metronome-rt/metronome/runtime/timerq"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -61,7 +62,7 @@ func (s *Scheduler) Next() (bool, error) {
 		return false, err
 	}
 	defer s.leave()
-	_, when, _, ok := s.q.Peek()
+	_, when, _, _, ok := s.q.Peek()
 	if !ok {
 		return false, nil
 	}
@@ -82,7 +83,7 @@ func (s *Scheduler) RunAll(loopLimit int) error {
 	}
 	s.fireLimit = loopLimit
 	for {
-		_, when, _, ok := s.q.Peek()
+		_, when, _, _, ok := s.q.Peek()
 		if !ok || s.dropped {
 			return nil
 		}
@@ -101,7 +102,7 @@ func (s *Scheduler) RunToLast() error {
 	}
 	defer s.leave()
 	last, any := int64(0), false
-	s.q.Each(func(_ *job, when int64, _ uint64) bool {
+	s.q.Each(func(_ timerq.ID, when int64, _ uint64, _ ref) bool {
 		last, any = max(last, when), true
 		return true
 	})
@@ -151,13 +152,32 @@ func (s *Scheduler) leave() {
 	s.inJob = false
 }
 
+// sortAfter is how many fires into one drain the scheduler sorts what is
+// still due (timerq's SortDue), as a fraction of the jobs pending then: a
+// drain that has fired 1/128 of a large queue is likely to fire much more,
+// and popping a sorted run costs a few ns where a sift through a heap that
+// misses the cache costs hundreds. Below sortMin pending jobs the heap fits
+// in cache and sorting does not pay.
+// They are variables so that tests can send small drains down this path.
+var (
+	sortAfterShift = 7
+	sortMin        = 1 << 15
+)
+
 // drain runs jobs due at or before target. In jump mode every job runs at
 // target; otherwise Now() follows each job's deadline.
 func (s *Scheduler) drain(target int64, jump bool) error {
-	for !s.dropped {
-		j, when, id, ok := s.q.Peek()
+	sortAt := -1
+	if n := s.q.Len(); n >= sortMin {
+		sortAt = n >> sortAfterShift
+	}
+	for fired := 0; !s.dropped; fired++ {
+		id, when, key, p, ok := s.q.Peek()
 		if !ok || when > target {
 			break
+		}
+		if fired == sortAt {
+			s.q.SortDue(target)
 		}
 		if s.fireLimit > 0 && s.fires >= s.fireLimit {
 			return &RunLimitError{Limit: s.fireLimit}
@@ -166,7 +186,7 @@ func (s *Scheduler) drain(target int64, jump bool) error {
 			s.now = when
 		}
 		s.fires++
-		if err := s.fire(j, when, id, jump, target); err != nil {
+		if err := s.fire(id, when, key, p, jump, target); err != nil {
 			return err
 		}
 		if s.loopErr != nil {
@@ -183,34 +203,42 @@ func (s *Scheduler) drain(target int64, jump bool) error {
 // repeating job is re-keyed in place (one sift instead of a pop and a push)
 // before its callback runs, so a callback can cancel it and an error loses
 // nothing.
-func (s *Scheduler) fire(j *job, when int64, id uint64, jump bool, target int64) error {
-	kind, ext := j.kind(), j.ext
-	s.inJob, s.curID, s.curKind, s.curExt = true, id, kind, ext
+func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool, target int64) error {
+	tag := key & tagMask
+	s.inJob, s.curKey = true, key
+	if tag == tagOnce {
+		// The common case, kept short: no extension, nothing to load.
+		s.curExt = nil
+		s.q.Pop()
+		if s.observer != nil {
+			s.observe(key, nil, 0)
+		}
+		if err := refFunc(p)(); err != nil {
+			return &JobError{ID: key >> tagBits, Kind: KindOnce, Err: err}
+		}
+		return nil
+	}
+	ext := refExt(p)
+	s.curExt = ext
 	var err error
-	switch kind {
-	case KindOnce:
-		fn := j.fn
-		s.release(j)
-		if s.observer != nil {
-			s.observe(id, kind, ext, 0)
-		}
-		err = fn()
-	case KindEvery:
-		fn := j.fn
+	switch tag {
+	case tagOnceExt:
+		s.q.Pop()
+		s.observe(key, ext, 0)
+		err = ext.fn()
+	case tagEvery:
 		if next, ok := nextTick(when, ext.interval, jump, target); ok {
-			s.q.Update(j, next, id)
+			s.q.Update(id, next, key)
 		} else {
-			s.release(j) // the next tick is past the end of representable time
+			s.q.Remove(id) // the next tick is past the end of representable time
 		}
-		if s.observer != nil {
-			s.observe(id, kind, ext, 0)
-		}
-		err = fn()
-	case KindRecurrence:
-		err = s.fireRecurrence(j, id, jump, target)
+		s.observe(key, ext, 0)
+		err = ext.fn()
+	case tagRecurrence:
+		err = s.fireRecurrence(id, key, ext, jump, target)
 	}
 	if err != nil {
-		return &JobError{ID: id, Kind: kind, Label: ext.labelOf(), Err: err}
+		return &JobError{ID: key >> tagBits, Kind: tagKind(tag), Label: ext.label, Err: err}
 	}
 	return nil
 }
@@ -226,8 +254,7 @@ func nextTick(when, iv int64, jump bool, target int64) (int64, bool) {
 	return when + steps*iv, true
 }
 
-func (s *Scheduler) fireRecurrence(j *job, id uint64, jump bool, target int64) error {
-	ext := j.ext
+func (s *Scheduler) fireRecurrence(id timerq.ID, key uint64, ext *jobExt, jump bool, target int64) error {
 	r := ext.rec
 	r.fired++
 	occ := Occurrence{ScheduledAt: r.nextAt, Index: r.fired}
@@ -252,7 +279,7 @@ func (s *Scheduler) fireRecurrence(j *job, id uint64, jump bool, target int64) e
 			if ok {
 				if d, err := at.Sub(s.epoch); err == nil {
 					r.nextAt = at
-					s.q.Update(j, int64(d), id)
+					s.q.Update(id, int64(d), key)
 					queued = true
 				}
 			}
@@ -261,17 +288,17 @@ func (s *Scheduler) fireRecurrence(j *job, id uint64, jump bool, target int64) e
 	}
 	fn := r.fn
 	if !queued {
-		s.release(j)
+		s.q.Remove(id)
 	}
-	s.observe(id, KindRecurrence, ext, occ.Index)
+	s.observe(key, ext, occ.Index)
 	if err := fn(occ); err != nil {
 		return err
 	}
 	return nextErr
 }
 
-func (s *Scheduler) observe(id uint64, k Kind, ext *jobExt, idx int) {
+func (s *Scheduler) observe(key uint64, ext *jobExt, idx int) {
 	if s.observer != nil {
-		s.observer(Fire{At: s.Now(), ID: id, Kind: k, Label: ext.labelOf(), ScheduledIndex: idx})
+		s.observer(Fire{At: s.Now(), ID: key >> tagBits, Kind: tagKind(key & tagMask), Label: ext.labelOf(), ScheduledIndex: idx})
 	}
 }

@@ -395,9 +395,9 @@ func BenchmarkDrain1M(b *testing.B) {
 
 // BenchmarkMemoryPerPendingOnce schedules N one-shots that share one func
 // value and reports the live heap they add, per job, after GC (B/pending):
-// the job, its queue slot and the queue's spare capacity; not the callback,
+// its queue slot, its position-table entry and their spare capacity; not the callback,
 // not the scheduler itself and not a handle (the caller may drop it; a
-// kept runtime.Handle is 32 bytes more). ns/op and B/op cover scheduling
+// kept runtime.Handle is 24 bytes more). ns/op and B/op cover scheduling
 // all N. Target (metronome): <= 48 B/pending.
 func BenchmarkMemoryPerPendingOnce(b *testing.B) {
 	// measure runs prepare (untimed, unmeasured), then fill under the

@@ -1,6 +1,9 @@
 package runtime
 
-import "github.com/metronome-rt/metronome/temporal"
+import (
+	"github.com/metronome-rt/metronome/runtime/timerq"
+	"github.com/metronome-rt/metronome/temporal"
+)
 
 // Group is a named share of a scheduler's timeline: its jobs keep the
 // scheduler's time and (deadline, creation) order, but the group's Clear,
@@ -46,15 +49,15 @@ func (g *Group) Clear() error {
 	if err := g.s.check("clear"); err != nil {
 		return err
 	}
-	var mine []*job
-	g.s.q.Each(func(j *job, _ int64, _ uint64) bool {
-		if j.ext != nil && j.ext.group == g {
-			mine = append(mine, j)
+	var mine []timerq.ID
+	g.s.q.Each(func(id timerq.ID, _ int64, key uint64, p ref) bool {
+		if ext := extOf(key, p); ext != nil && ext.group == g {
+			mine = append(mine, id)
 		}
 		return true
 	})
-	for _, j := range mine {
-		g.s.release(j)
+	for _, id := range mine {
+		g.s.q.Remove(id)
 	}
 	return nil
 }
@@ -65,8 +68,8 @@ func (g *Group) List() []JobInfo { return g.s.list(g) }
 // Count returns the number of the group's active jobs.
 func (g *Group) Count() int {
 	n := 0
-	g.s.q.Each(func(j *job, _ int64, _ uint64) bool {
-		if j.ext != nil && j.ext.group == g {
+	g.s.q.Each(func(_ timerq.ID, _ int64, key uint64, p ref) bool {
+		if ext := extOf(key, p); ext != nil && ext.group == g {
 			n++
 		}
 		return true

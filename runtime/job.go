@@ -1,6 +1,9 @@
 package runtime
 
 import (
+	"math"
+	"unsafe"
+
 	"github.com/metronome-rt/metronome/runtime/timerq"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -40,24 +43,48 @@ type Occurrence struct {
 	Index       int              // one-based within the handle
 }
 
-// job is kept small: a pending one-shot is this plus its heap slot. What
-// only repeating or labelled jobs need lives behind ext.
-type job struct {
-	timerq.Node
-	// meta packs the kind (low 2 bits; here, not in ext, so the fire path
-	// reads it without a second miss) and a generation bumped on release,
-	// so stale handles see a mismatch. 24 bytes in all.
-	meta uint32
-	fn   Func
-	ext  *jobExt
+// A job lives in its queue slot: {deadline, key, ref, queue ID}, 32 bytes.
+// The key is the creation number shifted left by tagBits, with the job's tag
+// in the low bits, so it orders ties by creation and still tells the fire
+// path what ref holds without a second load. ref is one word: a one-shot
+// without options keeps its Func there and needs nothing else (a pending
+// plain one-shot is its slot plus a 4-byte queue position, no allocation);
+// every other job keeps a *jobExt there, which holds its Func.
+type ref = unsafe.Pointer
+
+const (
+	tagOnce       = iota // ref is the Func
+	tagOnceExt           // ref is a *jobExt
+	tagEvery             // ref is a *jobExt
+	tagRecurrence        // ref is a *jobExt
+
+	tagBits = 2
+	tagMask = 1<<tagBits - 1
+)
+
+// maxCreations bounds creation numbers, so that one shifted by tagBits
+// still fits the queue's uint64 seq.
+const maxCreations = math.MaxUint64 >> tagBits
+
+func tagKind(tag uint64) Kind {
+	switch tag {
+	case tagEvery:
+		return KindEvery
+	case tagRecurrence:
+		return KindRecurrence
+	}
+	return KindOnce
 }
 
-const kindBits = 2
-
-func (j *job) kind() Kind  { return Kind(j.meta & (1<<kindBits - 1)) }
-func (j *job) gen() uint32 { return j.meta >> kindBits }
+// funcRef and refFunc convert between a Func and its one-word ref: a func
+// value is a single pointer, so the ref keeps the closure alive for the GC
+// like the Func would.
+func funcRef(fn Func) ref  { return *(*ref)(unsafe.Pointer(&fn)) }
+func refFunc(p ref) Func   { return *(*Func)(unsafe.Pointer(&p)) }
+func refExt(p ref) *jobExt { return (*jobExt)(p) }
 
 type jobExt struct {
+	fn       Func   // once and every
 	group    *Group // nil: no group
 	label    string
 	interval int64 // every: period in ns
@@ -71,8 +98,6 @@ type recurrence struct {
 	fired  int // occurrences delivered; the next index is fired+1
 	nextAt temporal.Instant
 }
-
-func (j *job) label() string { return j.ext.labelOf() }
 
 func (e *jobExt) labelOf() string {
 	if e == nil {
@@ -95,27 +120,34 @@ func WithLabel(label string) JobOption {
 // ends; they never affect a later job.
 type Handle struct {
 	s   *Scheduler
-	j   *job
-	id  uint64
-	gen uint32
+	key uint64 // the job's queue seq: creation number and tag
+	qid timerq.ID
 }
 
 // ID returns the job's id: its creation number, as List shows it.
-func (h Handle) ID() uint64 { return h.id }
+func (h Handle) ID() uint64 { return h.key >> tagBits }
 
-func (h Handle) live() bool { return h.j != nil && h.j.gen() == h.gen }
+// live reports whether the handle's job is still queued: its queue ID
+// holds an entry with the job's key (IDs are reused, keys are not).
+func (h Handle) live() bool {
+	if h.s == nil {
+		return false
+	}
+	_, key, _, ok := h.s.q.Get(h.qid)
+	return ok && key == h.key
+}
 
 // Active reports whether the job will fire again: a one-shot that has not
 // fired, an interval or recurrence with occurrences left, none cancelled.
-func (h Handle) Active() bool { return h.live() && h.j.Queued() }
+func (h Handle) Active() bool { return h.live() }
 
 // Cancel stops future callbacks of the job. It is idempotent and returns
 // true. It does not interrupt a callback that is running; called from
 // inside an interval's own callback it ends the rest of that interval's
 // catch-up. It works on a dropped scheduler too.
 func (h Handle) Cancel() bool {
-	if h.live() {
-		h.s.release(h.j)
+	if h.s != nil {
+		h.s.q.RemoveSeq(h.qid, h.key)
 	}
 	return true
 }

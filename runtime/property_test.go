@@ -63,3 +63,16 @@ func (g *goSystem) Pending() []uint64 {
 func TestSchedulerMatchesReferenceModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) { schedmodel.Check(t, newGoSystem()) })
 }
+
+// TestSchedulerMatchesReferenceModelSorted runs the same property with every
+// drain sorting what is due (timerq's SortDue) after its first fire or
+// halfway, the path long advances over large queues take: cancels, spawns,
+// intervals and clears from callbacks must see the same trace.
+func TestSchedulerMatchesReferenceModelSorted(t *testing.T) {
+	for _, shift := range []int{0, 1, 2} {
+		t.Run(fmt.Sprintf("after-1/%d", 1<<shift), func(t *testing.T) {
+			defer runtime.SetSortPolicy(1, shift)()
+			rapid.Check(t, func(t *rapid.T) { schedmodel.Check(t, newGoSystem()) })
+		})
+	}
+}

@@ -10,11 +10,6 @@ import (
 	"github.com/metronome-rt/metronome/temporal"
 )
 
-// maxFree bounds the free list of released jobs: enough that schedule and
-// cancel in steady state allocate nothing, small enough that a drained
-// burst does not keep its jobs alive.
-const maxFree = 256
-
 // DefaultLoopLimit is how many jobs callbacks may schedule for the instant
 // being drained, within one call, before the call fails with a *LoopError.
 const DefaultLoopLimit = 10_000
@@ -24,15 +19,13 @@ const DefaultLoopLimit = 10_000
 type Scheduler struct {
 	epoch temporal.Instant
 	now   int64 // ns after epoch
-	q     timerq.Heap[*job]
+	q     timerq.Heap[ref]
 	seq   uint64 // last creation number handed out
-	free  []*job
 
 	running bool   // inside a call that moves time
 	dropped bool   // Drop was called
 	inJob   bool   // a callback is running
-	curID   uint64 // its job's id, kind and extension, for the loop guard
-	curKind Kind
+	curKey  uint64 // its job's queue key and extension, for the loop guard
 	curExt  *jobExt
 
 	loopLimit int
@@ -107,7 +100,7 @@ func (s *Scheduler) SetLoopLimit(n int) error {
 // NextDeadline returns the earliest pending deadline; ok is false when
 // nothing is pending.
 func (s *Scheduler) NextDeadline() (at temporal.Instant, ok bool) {
-	_, when, _, ok := s.q.Peek()
+	_, when, _, _, ok := s.q.Peek()
 	if !ok {
 		return temporal.Instant{}, false
 	}
@@ -131,7 +124,12 @@ func (s *Scheduler) ScheduleOnce(delay temporal.Duration, fn Func, opts ...JobOp
 	if err != nil {
 		return Handle{}, err
 	}
-	return s.push(at, s.newJob(KindOnce, opts), fn)
+	if len(opts) == 0 {
+		return s.push(at, tagOnce, funcRef(fn))
+	}
+	e := newExt(opts)
+	e.fn = fn
+	return s.push(at, tagOnceExt, ref(e))
 }
 
 // ScheduleEvery runs fn every interval, first at Now()+interval. Within one
@@ -151,9 +149,9 @@ func (s *Scheduler) ScheduleEvery(interval temporal.Duration, fn Func, opts ...J
 	if err != nil {
 		return Handle{}, err
 	}
-	j := s.newJob(KindEvery, opts)
-	j.ext.interval = int64(interval)
-	return s.push(at, j, fn)
+	e := newExt(opts)
+	e.fn, e.interval = fn, int64(interval)
+	return s.push(at, tagEvery, ref(e))
 }
 
 // Recurrence says which occurrences a recurrence job fires.
@@ -197,43 +195,28 @@ func (s *Scheduler) ScheduleRecurrence(r Recurrence, fn RecurrenceFunc, opts ...
 	}
 	if !ok {
 		// Nothing left to fire: an inactive handle, like a fired one-shot.
-		s.seq++
-		return Handle{s: s, id: s.seq}, nil
+		if err := s.nextSeq(name); err != nil {
+			return Handle{}, err
+		}
+		return Handle{key: s.seq<<tagBits | tagRecurrence}, nil
 	}
 	d, err := at.Sub(s.epoch)
 	if err != nil {
 		return Handle{}, fmt.Errorf("%s: %w", name, err)
 	}
-	j := s.newJob(KindRecurrence, opts)
-	j.ext.rec = &recurrence{fn: fn, it: it, limit: r.Limit, nextAt: at}
-	return s.push(int64(d), j, nil)
+	e := newExt(opts)
+	e.rec = &recurrence{fn: fn, it: it, limit: r.Limit, nextAt: at}
+	return s.push(int64(d), tagRecurrence, ref(e))
 }
 
-// fatJob is a job and its extension in one allocation, so the fire path of
-// an interval finds both on one cache line.
-type fatJob struct {
-	job
-	x jobExt
-}
-
-// newJob returns an unqueued job of kind k: a recycled or new plain job for
-// a one-shot without options, else a fatJob.
-func (s *Scheduler) newJob(k Kind, opts []JobOption) *job {
-	if k == KindOnce && len(opts) == 0 {
-		if n := len(s.free); n > 0 {
-			j := s.free[n-1]
-			s.free = s.free[:n-1]
-			j.meta = j.meta&^(1<<kindBits-1) | uint32(k)
-			return j
-		}
-		return &job{meta: uint32(k)}
-	}
-	f := &fatJob{}
-	f.meta, f.ext = uint32(k), &f.x
+// newExt returns the extension of a job with options or state beyond its
+// callback.
+func newExt(opts []JobOption) *jobExt {
+	e := &jobExt{}
 	for _, o := range opts {
-		o(&f.x)
+		o(e)
 	}
-	return &f.job
+	return e
 }
 
 func (s *Scheduler) check(name string) error {
@@ -255,17 +238,28 @@ func (s *Scheduler) deadline(name, key string, d temporal.Duration) (int64, erro
 	return at, nil
 }
 
-// push queues j, made by newJob, at deadline at.
-func (s *Scheduler) push(at int64, j *job, fn Func) (Handle, error) {
+// push queues a job with tag and ref at deadline at.
+func (s *Scheduler) push(at int64, tag uint64, p ref) (Handle, error) {
 	if s.running && at == s.now {
 		if err := s.countRearm(); err != nil {
 			return Handle{}, err
 		}
 	}
-	j.fn = fn
+	if s.seq == maxCreations {
+		return Handle{}, s.nextSeq("schedule")
+	}
 	s.seq++
-	s.q.Push(j, at, s.seq)
-	return Handle{s: s, j: j, id: s.seq, gen: j.gen()}, nil
+	key := s.seq<<tagBits | tag
+	return Handle{s: s, key: key, qid: s.q.Push(at, key, p)}, nil
+}
+
+// nextSeq hands out a creation number for a job that is not queued.
+func (s *Scheduler) nextSeq(name string) error {
+	if s.seq == maxCreations {
+		return fmt.Errorf("%s: the scheduler has handed out all %d creation numbers", name, uint64(maxCreations))
+	}
+	s.seq++
+	return nil
 }
 
 // countRearm implements the loop guard for work scheduled at the instant
@@ -278,23 +272,12 @@ func (s *Scheduler) countRearm() error {
 	if s.rearms > s.loopLimit {
 		by := ""
 		if s.inJob {
-			by = jobName(s.curKind, s.curID, s.curExt.labelOf())
+			by = jobName(tagKind(s.curKey&tagMask), s.curKey>>tagBits, s.curExt.labelOf())
 		}
 		s.loopErr = &LoopError{Limit: s.loopLimit, By: by, AtNs: s.now}
 		return s.loopErr
 	}
 	return nil
-}
-
-// release unqueues j and returns it to the free list; handles to it go stale.
-func (s *Scheduler) release(j *job) {
-	s.q.Remove(j)
-	j.meta += 1 << kindBits
-	j.fn = nil
-	if j.ext == nil && len(s.free) < maxFree {
-		s.free = append(s.free, j) // only plain jobs: a fatJob goes to the GC
-	}
-	j.ext = nil
 }
 
 // Clear deactivates all pending work; the scheduler stays usable. Called
@@ -309,13 +292,7 @@ func (s *Scheduler) Clear() error {
 }
 
 func (s *Scheduler) clear() {
-	s.q.Each(func(j *job, _ int64, _ uint64) bool {
-		j.meta += 1 << kindBits
-		j.fn, j.ext = nil, nil
-		return true
-	})
 	s.q.Clear()
-	s.free = nil
 }
 
 // Drop deactivates all pending work and makes every later call but Drop
@@ -344,21 +321,22 @@ func (s *Scheduler) List() []JobInfo { return s.list(nil) }
 // list returns the jobs of g (all jobs when g is nil) in due order.
 func (s *Scheduler) list(g *Group) []JobInfo {
 	out := make([]JobInfo, 0, s.q.Len())
-	s.q.Each(func(j *job, when int64, seq uint64) bool {
-		if g != nil && (j.ext == nil || j.ext.group != g) {
+	s.q.Each(func(_ timerq.ID, when int64, key uint64, p ref) bool {
+		ext := extOf(key, p)
+		if g != nil && (ext == nil || ext.group != g) {
 			return true
 		}
 		info := JobInfo{
-			ID: seq, Kind: j.kind(), Label: j.label(),
+			ID: key >> tagBits, Kind: tagKind(key & tagMask), Label: ext.labelOf(),
 			DueAt: temporal.FromUnixNano(s.epoch.UnixNano() + when),
 			DueIn: temporal.Duration(when - s.now),
 		}
-		if j.ext != nil {
-			if j.ext.group != nil {
-				info.Group = j.ext.group.name
+		if ext != nil {
+			if ext.group != nil {
+				info.Group = ext.group.name
 			}
-			info.Interval = temporal.Duration(j.ext.interval)
-			if r := j.ext.rec; r != nil {
+			info.Interval = temporal.Duration(ext.interval)
+			if r := ext.rec; r != nil {
 				info.OccurrenceIndex = r.fired + 1
 			}
 		}
@@ -372,4 +350,13 @@ func (s *Scheduler) list(g *Group) []JobInfo {
 		return cmp.Compare(a.ID, b.ID)
 	})
 	return out
+}
+
+// extOf returns the extension of the job with queue key and ref p, or nil
+// for a plain one-shot.
+func extOf(key uint64, p ref) *jobExt {
+	if key&tagMask == tagOnce {
+		return nil
+	}
+	return refExt(p)
 }

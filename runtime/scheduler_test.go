@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -683,5 +684,56 @@ func TestJumpFiresARecurrenceOnce(t *testing.T) {
 	}
 	if !slices.Equal(o.got, want) {
 		t.Fatalf("fired %q", o.got)
+	}
+}
+
+// TestLargeDrainFiresInOrder: an advance over more jobs than the sort
+// threshold (the sorted-run path) still fires in (deadline, creation)
+// order, with ties, negative spacing and cancels from callbacks.
+func TestLargeDrainFiresInOrder(t *testing.T) {
+	const n = 50_000
+	s := runtime.New(temporal.Fixed(epoch))
+	type fire struct {
+		at int64
+		id uint64
+	}
+	var got []fire
+	handles := make([]runtime.Handle, n)
+	cancelled := map[uint64]bool{}
+	r := rand.New(rand.NewPCG(7, 7))
+	for i := range n {
+		d := temporal.Duration(r.Int64N(1000)) * temporal.Millisecond // many ties
+		h, err := s.ScheduleOnce(d, func() error {
+			got = append(got, fire{int64(s.Elapsed()), handles[i].ID()})
+			if h := handles[(i+1)%n]; i%97 == 0 && h.Active() { // cancel another job, wherever it is
+				h.Cancel()
+				cancelled[h.ID()] = true
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		handles[i] = h
+	}
+	if err := s.Advance(temporal.Second); err != nil {
+		t.Fatal(err)
+	}
+	if s.Count() != 0 {
+		t.Fatalf("%d jobs left after the drain", s.Count())
+	}
+	for k := 1; k < len(got); k++ {
+		a, b := got[k-1], got[k]
+		if a.at > b.at || (a.at == b.at && a.id > b.id) {
+			t.Fatalf("fire %d: %+v after %+v", k, b, a)
+		}
+	}
+	for _, f := range got {
+		if cancelled[f.id] {
+			t.Fatalf("job %d fired after it was cancelled", f.id)
+		}
+	}
+	if want := n - len(cancelled); len(got) != want {
+		t.Fatalf("%d fires, want %d", len(got), want)
 	}
 }

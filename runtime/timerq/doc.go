@@ -16,59 +16,68 @@
 // replay of the same calls pops in the same order on every machine. The
 // queue never reads a clock; "due" is the caller's business.
 //
-// # Values and nodes
+// # Values and IDs
 //
-// A value is queued by pointer: its type embeds a [Node], in which the
-// queue records the value's slot, so Remove and Update find it in O(1)
-// before the O(log n) repair. Embedding Node is enough to
-// implement [Elem]:
+// A queue stores values of any type V by value, next to their keys, and
+// asks nothing of them. Push returns an [ID], by which Get, Remove and
+// Update find the entry in O(1), before any O(log n) repair:
 //
-//	type job struct {
-//		timerq.Node
-//		fn func()
-//	}
 //	var q timerq.Heap[*job]
+//	id := q.Push(deadline, seq, j)
+//	...
+//	q.Remove(id) // cancel
 //
-// A Node belongs to at most one queue at a time; [Node.Queued] reports
-// whether it is in one. A value stays queued until it is popped, removed or
-// cleared: dropping a queue that still holds values leaves them marked
-// queued, so Clear a queue before dropping it if its values may be pushed
-// elsewhere. A Node must not be copied, which go vet reports: the copy of a
-// queued Node would claim its original's slot.
+// An ID is released when its entry leaves the queue (Pop, Remove, Clear)
+// and a later Push may hand it out again: IDs are dense from zero, and the
+// last released is reused first, so a caller can index its own tables with
+// them. Get, Remove and Update of a released ID report false until it is
+// reused; after that they act on the new entry. A caller that may hold an
+// ID past its entry's life compares the entry's seq, through Get, or
+// removes with [Heap.RemoveSeq].
 //
 // # Panics
 //
-// Programmer misuse, which no input can reach, panics before anything
-// changes:
+// Only limits panic, before anything changes:
 //
-//   - Push of a value that is already queued, in this queue or another.
-//     Silently re-keying would hide the bug; Update is the re-key.
-//   - Update of a value queued in another queue. (Remove of such a value
-//     reports false: it is not queued in this one.)
-//   - A nil value, in any method.
-//   - NewHeap with a negative capacity.
+//   - NewHeap with a capacity out of range [0, 2^30-1].
+//   - Push into a heap that already holds 2^30-1 entries.
 //
 // # Heap
 //
-// [Heap] is an exact 4-ary min-heap. Each slot holds the key inline with
-// the value (slot = {when, seq, x}, 24 bytes for a pointer x), so sifting
-// compares contiguous integers and never follows a pointer; a value that
-// moves has its new position written into its Node. The Node is four bytes
-// (an int32 position, so a heap holds at most 2^31-1 values), which keeps a
-// pending timer small: memory, not a few nanoseconds of cancel, is what a
-// million pending timers run out of. Remove checks ownership by comparing
-// the value with the one in its recorded slot.
+// [Heap] is an exact 4-ary min-heap. Each slot holds the key, the value and
+// the ID inline (slot = {when, seq, v, id}, 32 bytes for a pointer-sized
+// V), so sifting compares contiguous integers and never follows a pointer.
+// A table indexed by ID records each entry's position, 4 bytes per ID; the
+// IDs not in use form a free list threaded through the same table, so a
+// pending entry costs 36 bytes, plus the arrays' slack. The entry pushed last waits beside
+// the heap until the next Push: one cancelled before anything else is
+// pushed, or popped next, never sifts.
 //
 //	Push, Pop, Remove, Update   O(log n), zero allocations once grown
-//	Peek, Len                   O(1)
+//	Peek, Get, Len              O(1)
 //	Clear, Each                 O(n)
 //
-// Remove takes the value out at once and zeroes the vacated slot, so the
+// Remove takes the entry out at once and zeroes the vacated slot, so the
 // garbage collector can free a cancelled value immediately: there are no
 // tombstones and no lazy deletion. Memory follows pending work, not
 // history: the slot array grows by append and halves whenever fewer than a
 // quarter of its slots are in use, never below the capacity given to
-// [NewHeap] or 64 slots; Clear releases anything larger.
+// [NewHeap] or 64 slots; Clear releases anything larger. Once the heap is
+// empty, the ID table is reset: the next Push gets ID 0, and a table larger
+// than that floor is released.
+//
+// # Sorted runs
+//
+// [Heap.SortDue] moves every entry with when <= upTo out of the heap into a
+// sorted run, in O(n) for n queued plus a radix sort of the k entries
+// moved. It pays before popping most of a large heap, as a scheduler's
+// long advance does: Pop then takes each moved entry from the head of the
+// run instead of sifting through a heap that does not fit in cache. Nothing
+// observable changes: IDs, keys and Pop order are the same, Push still goes
+// to the heap and Pop takes the smaller of the two heads, Remove and Get
+// work on run entries, and Update moves an entry back into the heap with
+// its new key. A second SortDue merges into the run. The run is one array,
+// allocated by SortDue and released when the run empties, not before.
 //
 // The zero Heap is empty and ready to use. A Heap must not be copied after
 // first use (go vet reports copies).

@@ -10,36 +10,49 @@ import (
 // never shrunk: reallocating tiny arrays costs more than it frees.
 const shrinkFloor = 64
 
-// Heap is an exact min-queue ordered by (when, seq): a 4-ary heap with the
-// keys stored inline in the slot array. The zero value is an empty heap
-// ready to use. A Heap must not be copied after first use.
-type Heap[T Elem] struct {
-	_     noCopy
-	s     []slot[T]
-	floor int // capacity the slot array never shrinks below
+// Heap is an exact min-queue ordered by (when, seq): a 4-ary heap whose
+// slots hold the key, the value and the ID inline, with a dense table of
+// positions by ID. The zero value is an empty heap ready to use. A Heap must
+// not be copied after first use.
+type Heap[V any] struct {
+	_      noCopy
+	s      []slot[V]
+	hot    slot[V] // the entry pushed last, while hasHot: see Push
+	hasHot bool
+	pos    []int32 // by ID: where the entry is (see hotPos); <= 0 if free
+	free   int32   // first free ID + 1, 0 when none; a free ID's pos is -(next + 1)
+	run    run[V]  // entries moved out of the heap by SortDue, in key order
+	floor  int     // capacity the slot array never shrinks below
 }
 
-// slot keeps the key next to the value, so sift compares never chase a
-// pointer.
-type slot[T Elem] struct {
+// slot keeps the key next to the value and the ID, so sift compares never
+// chase a pointer and a moved entry's position is written by ID, not
+// through the value.
+type slot[V any] struct {
 	when int64
 	seq  uint64
-	x    T
+	v    V
+	id   ID
 }
 
-// maxLen is the most values a heap holds: positions are int32.
-const maxLen = 1<<31 - 1
+// Positions in the pos table: 1..maxLen is a heap slot index+1, hotPos the
+// hot entry, above it a run index+hotPos+1 (see sort.go). maxLen is also the
+// most entries a heap holds.
+const (
+	maxLen = 1<<30 - 1
+	hotPos = maxLen + 1
+)
 
-var _ Queue[*Node] = (*Heap[*Node])(nil)
+var _ Queue[int] = (*Heap[int])(nil)
 
-// NewHeap returns an empty heap with room for capacity values before it
+// NewHeap returns an empty heap with room for capacity entries before it
 // grows. The slot array never shrinks below capacity. NewHeap panics if
-// capacity is negative.
-func NewHeap[T Elem](capacity int) *Heap[T] {
-	if capacity < 0 {
-		panic(fmt.Sprintf("timerq.NewHeap: capacity %d is negative", capacity))
+// capacity is negative or above 2^30-1.
+func NewHeap[V any](capacity int) *Heap[V] {
+	if capacity < 0 || capacity > maxLen {
+		panic(fmt.Sprintf("timerq.NewHeap: capacity %d is out of range [0, 2^30-1]", capacity))
 	}
-	return &Heap[T]{s: make([]slot[T], 0, capacity), floor: capacity}
+	return &Heap[V]{s: make([]slot[V], 0, capacity), floor: capacity}
 }
 
 // before reports whether key (w1, s1) sorts before key (w2, s2).
@@ -59,130 +72,274 @@ func less(w1 int64, s1 uint64, w2 int64, s2 uint64) uint {
 	return uint(b)
 }
 
-// Len returns the number of queued values.
-func (h *Heap[T]) Len() int { return len(h.s) }
-
-// Push queues x with key (when, seq) in O(log n); it allocates only when
-// the slot array grows. It panics if x is already queued, in h or in
-// another queue, and if x is nil.
-func (h *Heap[T]) Push(x T, when int64, seq uint64) {
-	n := x.QueueNode()
-	if n.pos != 0 {
-		panic("timerq: Push of a value that is already queued; use Update to re-key it")
+// Len returns the number of queued entries.
+func (h *Heap[V]) Len() int {
+	n := len(h.s) + h.run.len()
+	if h.hasHot {
+		n++
 	}
-	h.push(x, n, when, seq)
+	return n
 }
 
-// push adds x, whose Node n is not queued, at the end and sifts it up.
-func (h *Heap[T]) push(x T, n *Node, when int64, seq uint64) {
+// Push queues v with key (when, seq) in O(log n) and returns its ID. It
+// allocates only when the slot array or the ID table grows. It panics if
+// the heap already holds 2^30-1 entries.
+//
+// The entry pushed last is kept beside the heap, and enters it only when
+// the next Push comes: a timeout cancelled before anything else is
+// scheduled, or a job that is the next to fire, costs no sift at all.
+func (h *Heap[V]) Push(when int64, seq uint64, v V) ID {
+	var id ID
+	if f := h.free; f > 0 {
+		id = ID(f - 1)
+		h.free = -h.pos[id]
+	} else {
+		id = h.newID()
+	}
+	if h.hasHot {
+		h.push(h.hot)
+	}
+	h.hot, h.hasHot = slot[V]{when, seq, v, id}, true
+	h.pos[id] = hotPos
+	return id
+}
+
+// top returns the entry with the smallest key, nil if h is empty.
+func (h *Heap[V]) top() *slot[V] {
+	var e *slot[V]
+	if len(h.s) > 0 {
+		e = &h.s[0]
+	}
+	if h.run.live > 0 {
+		if r := &h.run.s[h.run.head]; e == nil || before(r.when, r.seq, e.when, e.seq) {
+			e = r
+		}
+	}
+	if h.hasHot && (e == nil || before(h.hot.when, h.hot.seq, e.when, e.seq)) {
+		e = &h.hot
+	}
+	return e
+}
+
+// dropHot empties the hot entry and releases its ID.
+func (h *Heap[V]) dropHot() {
+	h.freeID(h.hot.id)
+	h.hot, h.hasHot = slot[V]{}, false
+	h.afterRemove()
+}
+
+// newID adds an ID to the table; Push takes free ones first. It is out of
+// line: the table grows rarely.
+//
+//go:noinline
+func (h *Heap[V]) newID() ID {
+	if h.Len() >= maxLen {
+		panic("timerq: more than 2^30-1 entries queued")
+	}
+	h.pos = append(h.pos, 0)
+	return ID(len(h.pos) - 1)
+}
+
+// freeID returns id to the free list.
+func (h *Heap[V]) freeID(id ID) {
+	h.pos[id] = -h.free
+	h.free = int32(id) + 1
+}
+
+// push adds e at the end and sifts it up.
+func (h *Heap[V]) push(e slot[V]) {
 	i := len(h.s)
 	if i == cap(h.s) {
 		h.grow()
 	}
-	h.s = h.s[:i+1] // slots past the end are zero: up writes the new one once
-	if p := (i - 1) >> 2; i == 0 || !before(when, seq, h.s[p].when, h.s[p].seq) {
+	h.s = h.s[:i+1]
+	if p := (i - 1) >> 2; i == 0 || !before(e.when, e.seq, h.s[p].when, h.s[p].seq) {
 		// Later than its parent, the usual case for a new deadline: no
 		// sift, no call.
-		h.s[i] = slot[T]{when, seq, x}
-		n.pos = int32(i + 1)
+		h.s[i] = e
+		h.pos[e.id] = int32(i + 1)
 		return
 	}
-	h.up(i, when, seq, x, n)
+	h.up(i, e)
 }
 
 // grow makes room for one more slot: the floor on first use, else by
-// append's amortized doubling. It is rare, so it is kept out of line.
+// append's amortized growth. It is rare, so it is kept out of line.
 //
 //go:noinline
-func (h *Heap[T]) grow() {
+func (h *Heap[V]) grow() {
 	if cap(h.s) == 0 {
-		h.s = make([]slot[T], 0, max(h.floor, shrinkFloor))
+		h.s = make([]slot[V], 0, max(h.floor, shrinkFloor))
 		return
-	}
-	if len(h.s) >= maxLen {
-		panic("timerq: more than 2^31-1 values queued")
 	}
 	h.s = slices.Grow(h.s, 1)
 }
 
-// Peek returns the value with the smallest key, leaving it queued.
+// Get returns the key and value of the entry id. ok is false, and the
+// other results are zero, if id is not queued.
+func (h *Heap[V]) Get(id ID) (when int64, seq uint64, v V, ok bool) {
+	if uint(id) >= uint(len(h.pos)) {
+		return 0, 0, v, false
+	}
+	e := h.at(h.pos[id])
+	if e == nil {
+		return 0, 0, v, false
+	}
+	return e.when, e.seq, e.v, true
+}
+
+// at returns the entry at position p, nil if p marks a free ID.
+func (h *Heap[V]) at(p int32) *slot[V] {
+	switch {
+	case p <= 0:
+		return nil
+	case p <= maxLen:
+		return &h.s[p-1]
+	case p == hotPos:
+		return &h.hot
+	}
+	return &h.run.s[p-hotPos-1]
+}
+
+// Peek returns the entry with the smallest key, leaving it queued. ok is
+// false, and the other results are zero, if h is empty.
+func (h *Heap[V]) Peek() (id ID, when int64, seq uint64, v V, ok bool) {
+	e := h.top()
+	if e == nil {
+		return 0, 0, 0, v, false
+	}
+	return e.id, e.when, e.seq, e.v, true
+}
+
+// Pop removes and returns the entry with the smallest key, in O(log n),
+// and releases its ID. Among equal keys the one returned is unspecified.
 // ok is false, and the other results are zero, if h is empty.
-func (h *Heap[T]) Peek() (x T, when int64, seq uint64, ok bool) {
-	if len(h.s) == 0 {
-		return x, 0, 0, false
+func (h *Heap[V]) Pop() (id ID, when int64, seq uint64, v V, ok bool) {
+	e := h.top()
+	if e == nil {
+		return 0, 0, 0, v, false
 	}
-	top := &h.s[0]
-	return top.x, top.when, top.seq, true
-}
-
-// Pop removes and returns the value with the smallest key, in O(log n).
-// Among equal keys the one returned is unspecified. ok is false, and the
-// other results are zero, if h is empty.
-func (h *Heap[T]) Pop() (x T, when int64, seq uint64, ok bool) {
-	if len(h.s) == 0 {
-		return x, 0, 0, false
+	if len(h.s) == 0 || e != &h.s[0] {
+		id, when, seq, v = e.id, e.when, e.seq, e.v
+		if e == &h.hot {
+			h.dropHot()
+		} else {
+			h.run.remove(h.run.head)
+			h.freeID(id)
+			h.afterRemove()
+		}
+		return id, when, seq, v, true
 	}
-	top := h.s[0]
-	top.x.QueueNode().pos = 0
+	top := *e
+	h.freeID(top.id)
 	if e := h.dropLast(); len(h.s) > 0 {
-		h.down(0, e.when, e.seq, e.x, e.x.QueueNode()) // e sorts after top: no need to look up
+		h.down(0, e) // e sorts after top: no need to compare it upward
 	}
-	h.maybeShrink()
-	return top.x, top.when, top.seq, true
+	h.afterRemove()
+	return top.id, top.when, top.seq, top.v, true
 }
 
-// Remove takes x out of h in O(log n) and reports true. It reports false,
-// and changes nothing, if x is not queued in h: never pushed, already
-// popped or removed, or queued in another queue. The vacated slot is
-// zeroed, so h keeps no reference to x.
-func (h *Heap[T]) Remove(x T) bool {
-	n := x.QueueNode()
-	i, ok := h.index(x, n)
-	if !ok {
+// Remove takes the entry id out of h in O(log n), releases the ID and
+// returns the entry's value. ok is false, and nothing changes, if id is not
+// queued. The vacated slot is zeroed, so h keeps no reference to the value.
+func (h *Heap[V]) Remove(id ID) (v V, ok bool) {
+	if uint(id) >= uint(len(h.pos)) {
+		return v, false
+	}
+	p := h.pos[id]
+	if p <= 0 {
+		return v, false
+	}
+	if p > maxLen {
+		return h.removeOther(id, p), true
+	}
+	i := int(p - 1)
+	e := &h.s[i]
+	v = e.v
+	when, seq := e.when, e.seq
+	h.freeID(id)
+	h.removeAt(i, when, seq)
+	return v, true
+}
+
+// removeOther removes the entry id at position p, the hot entry or one in
+// the run, and returns its value.
+func (h *Heap[V]) removeOther(id ID, p int32) V {
+	if p == hotPos {
+		v := h.hot.v
+		h.dropHot()
+		return v
+	}
+	v := h.run.remove(int(p - hotPos - 1))
+	h.freeID(id)
+	h.afterRemove()
+	return v
+}
+
+// RemoveSeq is Remove for a caller that keeps an ID past its entry's life:
+// it removes the entry id only if its seq is seq, so a stale ID whose slot
+// now holds a later entry changes nothing.
+func (h *Heap[V]) RemoveSeq(id ID, seq uint64) (v V, ok bool) {
+	if uint(id) >= uint(len(h.pos)) {
+		return v, false
+	}
+	p := h.pos[id]
+	if p <= 0 || p > maxLen {
+		if e := h.at(p); e != nil && e.seq == seq {
+			return h.removeOther(id, p), true
+		}
+		return v, false
+	}
+	i := int(p - 1)
+	e := &h.s[i]
+	if e.seq != seq {
+		return v, false
+	}
+	v = e.v
+	when := e.when
+	h.freeID(id)
+	h.removeAt(i, when, seq)
+	return v, true
+}
+
+// Update re-keys the entry id to (when, seq) in O(log n), keeping its ID
+// and value, and reports true. It reports false, and changes nothing, if
+// id is not queued. Re-keying to the same key changes nothing.
+func (h *Heap[V]) Update(id ID, when int64, seq uint64) bool {
+	if uint(id) >= uint(len(h.pos)) {
 		return false
 	}
-	n.pos = 0
-	h.removeAt(i, h.s[i].when, h.s[i].seq)
+	p := h.pos[id]
+	if p <= 0 {
+		return false
+	}
+	if p == hotPos {
+		h.hot.when, h.hot.seq = when, seq
+		return true
+	}
+	if p > maxLen {
+		// Out of the sorted run, into the heap with its new key.
+		v := h.run.remove(int(p - hotPos - 1))
+		h.push(slot[V]{when, seq, v, id})
+		return true
+	}
+	i := int(p - 1)
+	e := slot[V]{when, seq, h.s[i].v, id}
+	if before(when, seq, h.s[i].when, h.s[i].seq) {
+		h.up(i, e)
+	} else {
+		h.down(i, e)
+	}
 	return true
 }
 
-// index returns x's slot if x is queued in h. A value queued elsewhere has
-// a position too, but the slot there holds another value (or none).
-func (h *Heap[T]) index(x T, n *Node) (int, bool) {
-	i := int(n.pos) - 1
-	if i < 0 || i >= len(h.s) || h.s[i].x != x {
-		return 0, false
-	}
-	return i, true
-}
-
-// Update re-keys x to (when, seq) in O(log n) if x is queued in h, and
-// pushes it otherwise. Re-keying to the same key changes nothing. It panics
-// if x is queued in another queue.
-func (h *Heap[T]) Update(x T, when int64, seq uint64) {
-	n := x.QueueNode()
-	i, ok := h.index(x, n)
-	if !ok {
-		if n.pos != 0 {
-			panic("timerq: Update of a value that is queued in another queue")
-		}
-		h.push(x, n, when, seq)
-		return
-	}
-	if before(when, seq, h.s[i].when, h.s[i].seq) {
-		h.up(i, when, seq, x, n)
-	} else {
-		h.down(i, when, seq, x, n)
-	}
-}
-
-// Clear unqueues every value in O(n): each Node reads not queued and h
-// keeps no reference to any value. A slot array larger than the NewHeap
-// capacity (or 64 slots) is released.
-func (h *Heap[T]) Clear() {
-	for i := range h.s {
-		h.s[i].x.QueueNode().pos = 0
-	}
+// Clear takes every entry out in O(n) and releases every ID: the next Push
+// starts again from ID 0. A slot array larger than the NewHeap capacity (or
+// 64 slots) is released, as is the ID table.
+func (h *Heap[V]) Clear() {
+	h.run = run[V]{}
+	h.hot, h.hasHot = slot[V]{}, false
+	h.pos, h.free = nil, 0
 	if cap(h.s) > max(h.floor, shrinkFloor) {
 		h.s = nil
 		return
@@ -191,91 +348,129 @@ func (h *Heap[T]) Clear() {
 	h.s = h.s[:0]
 }
 
-// Each calls fn for every queued value, in slot order (unspecified, and
-// not key order), until fn returns false. fn must not change h; if it
-// does, every value passed to fn is still queued when passed, but some may
-// be skipped or passed twice.
-func (h *Heap[T]) Each(fn func(x T, when int64, seq uint64) bool) {
+// Each calls fn for every queued entry, in no particular order (and not
+// key order), until fn returns false. fn must not change h; if it does,
+// every entry passed to fn is still queued when passed, but some may be
+// skipped or passed twice.
+func (h *Heap[V]) Each(fn func(id ID, when int64, seq uint64, v V) bool) {
 	for i := 0; i < len(h.s); i++ {
 		e := h.s[i]
-		if !fn(e.x, e.when, e.seq) {
+		if !fn(e.id, e.when, e.seq, e.v) {
 			return
 		}
+	}
+	for i := h.run.head; i < len(h.run.s); i++ {
+		if e := h.run.s[i]; e.id >= 0 {
+			if !fn(e.id, e.when, e.seq, e.v) {
+				return
+			}
+		}
+	}
+	if h.hasHot {
+		e := h.hot
+		fn(e.id, e.when, e.seq, e.v)
 	}
 }
 
 // removeAt fills slot i, whose key is (when, seq), with the last slot and
-// restores the heap order. The caller has already unqueued the value at i.
-func (h *Heap[T]) removeAt(i int, when int64, seq uint64) {
-	e := h.dropLast()
-	if i < len(h.s) {
-		if n := e.x.QueueNode(); before(e.when, e.seq, when, seq) {
-			h.up(i, e.when, e.seq, e.x, n)
-		} else {
-			h.down(i, e.when, e.seq, e.x, n)
+// restores the heap order. The caller has already released the ID at i.
+func (h *Heap[V]) removeAt(i int, when int64, seq uint64) {
+	s := h.s
+	last := len(s) - 1
+	e := s[last]
+	s[last] = slot[V]{}
+	h.s = s[:last]
+	if i < last {
+		switch {
+		case before(e.when, e.seq, when, seq):
+			h.up(i, e)
+		case 4*i+1 < last:
+			h.down(i, e)
+		default: // a leaf, the usual case: no sift, no call
+			s[i] = e
+			h.pos[e.id] = int32(i + 1)
 		}
 	}
-	h.maybeShrink()
+	h.afterRemove()
 }
 
 // dropLast takes the last slot off the array and returns it. The vacated
 // slot is zeroed, so the array keeps no reference to its value.
-func (h *Heap[T]) dropLast() slot[T] {
+func (h *Heap[V]) dropLast() slot[V] {
 	last := len(h.s) - 1
 	e := h.s[last]
-	h.s[last] = slot[T]{}
+	h.s[last] = slot[V]{}
 	h.s = h.s[:last]
 	return e
 }
 
-// maybeShrink shrinks the slot array if fewer than a quarter of its slots
-// are in use.
-func (h *Heap[T]) maybeShrink() {
-	if len(h.s) < cap(h.s)/4 {
+// afterRemove shrinks the slot array if fewer than a quarter of its slots
+// are in use, and resets the ID table once the heap is empty.
+func (h *Heap[V]) afterRemove() {
+	if len(h.s) < cap(h.s)/4 && cap(h.s) > shrinkFloor {
 		h.shrink()
+	}
+	if len(h.s) == 0 && h.run.len() == 0 && !h.hasHot {
+		h.reset()
 	}
 }
 
-// shrink halves the slot array, down to the floor, so memory follows
-// pending work. Halving at a quarter full keeps resizing amortized O(1):
-// the array must double in use, or lose half its use again, before the next
-// resize. It is kept out of line because it is rare and, inlined, it would
-// enlarge the frame of every removal.
+// reset forgets every ID of an empty heap, so the table starts again from
+// ID 0 and a burst's table is not kept for ever. It is out of line: it is
+// rare and would enlarge the frame of every removal.
 //
 //go:noinline
-func (h *Heap[T]) shrink() {
+func (h *Heap[V]) reset() {
+	h.run = run[V]{}
+	if cap(h.pos) > max(h.floor, shrinkFloor) {
+		h.pos = nil
+	} else {
+		h.pos = h.pos[:0]
+	}
+	h.free = 0
+}
+
+// shrink reallocates a slot array less than a quarter full at twice its
+// use, down to the floor, so memory follows pending work. Shrinking to half
+// full keeps resizing amortized O(1): the array must double in use, or lose
+// half its use again, before the next resize. It is kept out of line
+// because it is rare and, inlined, it would enlarge the frame of every
+// removal.
+//
+//go:noinline
+func (h *Heap[V]) shrink() {
 	floor := max(h.floor, shrinkFloor)
 	c := cap(h.s)
 	if c <= floor {
 		return
 	}
-	s := make([]slot[T], len(h.s), max(c/2, floor))
+	s := make([]slot[V], len(h.s), max(2*len(h.s), floor))
 	copy(s, h.s)
 	h.s = s
 }
 
-// up moves the hole at i toward the root until key (when, seq) fits, then
-// stores x there. Each value moved down gets its new position.
-func (h *Heap[T]) up(i int, when int64, seq uint64, x T, n *Node) {
-	s := h.s
+// up moves the hole at i toward the root until e's key fits, then stores e
+// there. Each entry moved down gets its new position.
+func (h *Heap[V]) up(i int, e slot[V]) {
+	s, pos := h.s, h.pos
 	for i > 0 {
 		p := (i - 1) >> 2
 		ps := &s[p]
-		if !before(when, seq, ps.when, ps.seq) {
+		if !before(e.when, e.seq, ps.when, ps.seq) {
 			break
 		}
 		s[i] = *ps
-		ps.x.QueueNode().pos = int32(i + 1)
+		pos[ps.id] = int32(i + 1)
 		i = p
 	}
-	s[i] = slot[T]{when, seq, x}
-	n.pos = int32(i + 1)
+	s[i] = e
+	pos[e.id] = int32(i + 1)
 }
 
 // down moves the hole at i toward the leaves, pulling up the smallest
-// child while it sorts before key (when, seq), then stores x there.
-func (h *Heap[T]) down(i int, when int64, seq uint64, x T, n *Node) {
-	s := h.s
+// child while it sorts before e's key, then stores e there.
+func (h *Heap[V]) down(i int, e slot[V]) {
+	s, pos := h.s, h.pos
 	for {
 		c := 4*i + 1
 		if c >= len(s) {
@@ -298,19 +493,19 @@ func (h *Heap[T]) down(i int, when int64, seq uint64, x T, n *Node) {
 			}
 		}
 		ms := &s[m]
-		if !before(ms.when, ms.seq, when, seq) {
+		if !before(ms.when, ms.seq, e.when, e.seq) {
 			break
 		}
 		s[i] = *ms
-		ms.x.QueueNode().pos = int32(i + 1)
+		pos[ms.id] = int32(i + 1)
 		i = m
 	}
-	s[i] = slot[T]{when, seq, x}
-	n.pos = int32(i + 1)
+	s[i] = e
+	pos[e.id] = int32(i + 1)
 }
 
 // noCopy makes go vet's copylocks check report copies of a Heap, which
-// would share its slots, and of a Node, which would claim its slot.
+// would share its slots.
 type noCopy struct{}
 
 func (*noCopy) Lock()   {}

@@ -2,10 +2,12 @@ package timerq
 
 import (
 	"container/heap"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	goruntime "runtime"
 	"testing"
+	"unsafe"
 )
 
 // BenchmarkHeap and BenchmarkContainerHeap run the same workloads with the
@@ -17,11 +19,15 @@ import (
 //	drain/1M           Pop all of 1M queued values (ns/op is the whole drain;
 //	                   Heap's few allocs/op are its slot array halving as it empties)
 //
-// Keys and picks come from tables filled by a fixed-seed PCG, so every run
-// does the same work and the generator is not on the timed path. The tables
-// are at least as long as the queue, so picks reach every value. Setup
-// garbage is collected before the timer starts: a GC cycle running during
-// the loop would turn write barriers on and share the caches.
+// BenchmarkHeap adds drain-sorted/1M: SortDue of all 1M values, then Pop
+// them all (ns/op and ns/pop include the sort).
+//
+// Heap's values are unsafe.Pointer, as in the scheduler, so a slot is 32
+// bytes. Keys and picks come from tables filled by a fixed-seed PCG, so
+// every run does the same work and the generator is not on the timed path.
+// The tables are at least as long as the queue, so picks reach every value.
+// Setup garbage is collected before the timer starts: a GC cycle running
+// during the loop would turn write barriers on and share the caches.
 
 var benchSizes = []struct {
 	name string
@@ -64,20 +70,17 @@ func startTimer(b *testing.B) {
 	b.ResetTimer()
 }
 
-type benchItem struct {
-	Node
-	id int
-}
-
-// fillHeap returns a heap holding n values with random keys, and the values.
-func fillHeap(n int, d benchData) (*Heap[*benchItem], []benchItem) {
-	items := make([]benchItem, n)
-	h := &Heap[*benchItem]{}
-	for i := range items {
-		items[i].id = i
-		h.Push(&items[i], d.keys[i], uint64(i))
+// fillHeap returns a heap holding n values with random keys, and their IDs.
+// Each value points at its own word of one array, as a scheduler's point at
+// their jobs.
+func fillHeap(n int, d benchData) (*Heap[unsafe.Pointer], []ID) {
+	vals := make([]int64, n)
+	ids := make([]ID, n)
+	h := &Heap[unsafe.Pointer]{}
+	for i := range ids {
+		ids[i] = h.Push(d.keys[i], uint64(i), unsafe.Pointer(&vals[i]))
 	}
-	return h, items
+	return h, ids
 }
 
 func BenchmarkHeap(b *testing.B) {
@@ -85,52 +88,61 @@ func BenchmarkHeap(b *testing.B) {
 		d := newBenchData(size.n)
 		b.Run("schedule-cancel/"+size.name, func(b *testing.B) {
 			h, _ := fillHeap(size.n, d)
-			x := &benchItem{}
+			x := unsafe.Pointer(new(int64))
 			seq := uint64(size.n)
 			startTimer(b)
 			for i := 0; i < b.N; i++ {
-				h.Push(x, d.keys[i&d.mask], seq)
-				h.Remove(x)
+				id := h.Push(d.keys[i&d.mask], seq, x)
+				h.Remove(id)
 				seq++
 			}
 		})
 		b.Run("cancel-readd/"+size.name, func(b *testing.B) {
-			h, items := fillHeap(size.n, d)
+			h, ids := fillHeap(size.n, d)
 			seq := uint64(size.n)
 			startTimer(b)
 			for i := 0; i < b.N; i++ {
-				x := &items[d.picks[i&d.mask]]
-				h.Remove(x)
-				h.Push(x, d.keys[(i+7)&d.mask], seq)
+				j := d.picks[i&d.mask]
+				x, _ := h.Remove(ids[j])
+				ids[j] = h.Push(d.keys[(i+7)&d.mask], seq, x)
 				seq++
 			}
 		})
 		b.Run("fire/"+size.name, func(b *testing.B) {
 			h, _ := fillHeap(size.n, d)
-			x, now := &benchItem{}, int64(0)
+			x, now := unsafe.Pointer(new(int64)), int64(0)
 			seq := uint64(size.n)
 			startTimer(b)
 			for i := 0; i < b.N; i++ {
-				h.Push(x, now+d.keys[i&d.mask], seq)
-				x, now, _, _ = h.Pop()
+				h.Push(now+d.keys[i&d.mask], seq, x)
+				_, now, _, x, _ = h.Pop()
 				seq++
 			}
 		})
 	}
-	d := newBenchData(drainSize) // outside the sub-benchmark: its allocations are not the drain's
-	b.Run("drain/1M", func(b *testing.B) {
-		b.ReportAllocs()
-		for i := 0; i < b.N; i++ {
-			b.StopTimer()
-			h, _ := fillHeap(drainSize, d)
-			goruntime.GC()
-			b.StartTimer()
-			for h.Len() > 0 {
-				h.Pop()
-			}
+	d := newBenchData(drainSize) // outside the sub-benchmarks: its allocations are not the drain's
+	for _, sorted := range []bool{false, true} {
+		name := "drain/1M"
+		if sorted {
+			name = "drain-sorted/1M"
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*drainSize), "ns/pop")
-	})
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				h, _ := fillHeap(drainSize, d)
+				goruntime.GC()
+				b.StartTimer()
+				if sorted {
+					h.SortDue(math.MaxInt64)
+				}
+				for h.Len() > 0 {
+					h.Pop()
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*drainSize), "ns/pop")
+		})
+	}
 }
 
 // chItem and chHeap are the textbook container/heap priority queue: pointer

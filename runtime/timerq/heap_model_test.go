@@ -3,16 +3,19 @@ package timerq
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
 )
 
-// The model is a slice of queued values kept sorted by (when, seq). A
-// harness applies every operation to a Heap and to the model and compares
-// what they return; a second heap, "other", holds some of the same pool of
-// values so the tests also cover values queued in another queue.
+// The model is a slice of queued entries kept sorted by (when, seq), and
+// the IDs the heap must hand out: released ones, last released first, then
+// new ones from the end of the table, all forgotten once the heap is empty.
+// A harness applies every operation to a Heap and to the model and compares
+// what they return; after every step it checks the heap's internals with
+// checkHeap and everything observable against the model.
 
 type tb interface {
 	Helper()
@@ -20,159 +23,391 @@ type tb interface {
 }
 
 type modelEntry struct {
-	x    *item
+	id   ID
 	when int64
 	seq  uint64
+	v    *item
 }
 
 type harness struct {
-	t       tb
-	h       *Heap[*item]
-	other   Heap[*item]
-	pool    []*item
-	model   []modelEntry // values queued in h, sorted by key
-	inOther map[*item]bool
-	seq     uint64
+	t     tb
+	h     *Heap[*item]
+	model []modelEntry // queued entries, sorted by key
+	free  []ID         // released IDs; the last is handed out next
+	next  ID           // the ID after the free ones run out
+	maxID ID           // largest ID handed out, for picking stale ones
+	made  int          // values created, to name them
 }
 
-func newHarness(t tb, poolSize, capacity int) *harness {
-	hs := &harness{t: t, h: NewHeap[*item](capacity), inOther: map[*item]bool{}}
-	for i := range poolSize {
-		hs.pool = append(hs.pool, &item{name: fmt.Sprint(i)})
+// newHarness starts from NewHeap(capacity), or from the zero Heap if
+// capacity is negative.
+func newHarness(t tb, capacity int) *harness {
+	hs := &harness{t: t, h: &Heap[*item]{}, maxID: -1}
+	if capacity >= 0 {
+		hs.h = NewHeap[*item](capacity)
 	}
 	return hs
 }
 
-func (hs *harness) find(x *item) int {
-	return slices.IndexFunc(hs.model, func(e modelEntry) bool { return e.x == x })
+func (hs *harness) find(id ID) int {
+	return slices.IndexFunc(hs.model, func(e modelEntry) bool { return e.id == id })
 }
 
-func (hs *harness) insert(x *item, when int64, seq uint64) {
-	i, _ := slices.BinarySearchFunc(hs.model, modelEntry{when: when, seq: seq}, func(e, k modelEntry) int {
-		if before(e.when, e.seq, k.when, k.seq) {
+func (hs *harness) insert(e modelEntry) {
+	i, _ := slices.BinarySearchFunc(hs.model, e, func(m, k modelEntry) int {
+		if before(m.when, m.seq, k.when, k.seq) {
 			return -1
 		}
 		return 1 // equal keys go after the ones already there
 	})
-	hs.model = slices.Insert(hs.model, i, modelEntry{x, when, seq})
+	hs.model = slices.Insert(hs.model, i, e)
 }
 
-func (hs *harness) push(i int, when int64, seq uint64) {
-	x := hs.pool[i]
-	if hs.find(x) >= 0 || hs.inOther[x] {
-		if !panics(func() { hs.h.Push(x, when, seq) }) {
-			hs.t.Fatalf("Push of queued %s did not panic", x.name)
+// delete takes model entry j out and releases its ID.
+func (hs *harness) delete(j int) {
+	id := hs.model[j].id
+	hs.model = slices.Delete(hs.model, j, j+1)
+	hs.free = append(hs.free, id)
+	if len(hs.model) == 0 {
+		hs.free, hs.next = nil, 0
+	}
+}
+
+func (hs *harness) push(when int64, seq uint64) {
+	hs.t.Helper()
+	hs.made++
+	v := &item{name: fmt.Sprint("v", hs.made)}
+	want := hs.next
+	if n := len(hs.free); n > 0 {
+		want, hs.free = hs.free[n-1], hs.free[:n-1]
+	} else {
+		hs.next++
+	}
+	if id := hs.h.Push(when, seq, v); id != want {
+		hs.t.Fatalf("Push(%d, %d) = #%d, want #%d", when, seq, id, want)
+	}
+	hs.maxID = max(hs.maxID, want)
+	hs.insert(modelEntry{want, when, seq, v})
+}
+
+// pushMany pushes n entries: with wide set, keys spread over all of int64
+// (a sort of more than 256 of them takes the radix path); else keys from a
+// few whens and seqs, so many are equal.
+func (hs *harness) pushMany(n int, wide bool, seed uint64) {
+	hs.t.Helper()
+	r := rand.New(rand.NewPCG(seed, uint64(n)))
+	for i := range n {
+		if wide {
+			when := int64(r.Uint64()) // both signs, all bytes
+			switch r.IntN(16) {
+			case 0:
+				when = math.MinInt64
+			case 1:
+				when = math.MaxInt64
+			case 2, 3:
+				when = r.Int64N(64) - 32 // some equal whens among the spread
+			}
+			hs.push(when, r.Uint64())
+			continue
+		}
+		hs.push(int64(i*7919%13)-6, uint64(i%3))
+	}
+}
+
+func (hs *harness) get(id ID) {
+	hs.t.Helper()
+	when, seq, v, ok := hs.h.Get(id)
+	j := hs.find(id)
+	if ok != (j >= 0) {
+		hs.t.Fatalf("Get(#%d) ok = %v, model has it at %d", id, ok, j)
+	}
+	if !ok {
+		if when != 0 || seq != 0 || v != nil {
+			hs.t.Fatalf("Get(#%d) not queued with non-zero results %d/%d %v", id, when, seq, v)
 		}
 		return
 	}
-	hs.h.Push(x, when, seq)
-	hs.insert(x, when, seq)
-}
-
-func (hs *harness) pushOther(i int, when int64, seq uint64) {
-	x := hs.pool[i]
-	if hs.find(x) >= 0 || hs.inOther[x] {
-		return
-	}
-	hs.other.Push(x, when, seq)
-	hs.inOther[x] = true
-}
-
-func (hs *harness) remove(i int) {
-	x := hs.pool[i]
-	j := hs.find(x)
-	if got := hs.h.Remove(x); got != (j >= 0) {
-		hs.t.Fatalf("Remove(%s) = %v, model has it at %d", x.name, got, j)
-	}
-	if j >= 0 {
-		hs.model = slices.Delete(hs.model, j, j+1)
+	if e := hs.model[j]; when != e.when || seq != e.seq || v != e.v {
+		hs.t.Fatalf("Get(#%d) = %s %d/%d, model has %s %d/%d", id, v.name, when, seq, e.v.name, e.when, e.seq)
 	}
 }
 
-func (hs *harness) update(i int, when int64, seq uint64) {
-	x := hs.pool[i]
-	if hs.inOther[x] {
-		if !panics(func() { hs.h.Update(x, when, seq) }) {
-			hs.t.Fatalf("Update of %s, queued in another heap, did not panic", x.name)
+func (hs *harness) remove(id ID) {
+	hs.t.Helper()
+	v, ok := hs.h.Remove(id)
+	j := hs.find(id)
+	if ok != (j >= 0) {
+		hs.t.Fatalf("Remove(#%d) ok = %v, model has it at %d", id, ok, j)
+	}
+	if !ok {
+		if v != nil {
+			hs.t.Fatalf("Remove(#%d) not queued returned %s", id, v.name)
 		}
 		return
 	}
-	if j := hs.find(x); j >= 0 {
-		hs.model = slices.Delete(hs.model, j, j+1)
+	if v != hs.model[j].v {
+		hs.t.Fatalf("Remove(#%d) = %s, model has %s", id, v.name, hs.model[j].v.name)
 	}
-	hs.h.Update(x, when, seq)
-	hs.insert(x, when, seq)
+	hs.delete(j)
 }
 
-// takeTop checks that x with key (when, seq) may come first: ok matches
-// the model and the key is the smallest. Among equal keys any value may
-// come first, so the model entry matched is x's own.
-func (hs *harness) takeTop(what string, x *item, when int64, seq uint64, ok bool) int {
+// removeSeq checks RemoveSeq: it removes the entry id only if its seq is
+// seq.
+func (hs *harness) removeSeq(id ID, seq uint64) {
+	hs.t.Helper()
+	v, ok := hs.h.RemoveSeq(id, seq)
+	j := hs.find(id)
+	if want := j >= 0 && hs.model[j].seq == seq; ok != want {
+		hs.t.Fatalf("RemoveSeq(#%d, %d) ok = %v, want %v", id, seq, ok, want)
+	}
+	if !ok {
+		if v != nil {
+			hs.t.Fatalf("RemoveSeq(#%d, %d) not queued returned %s", id, seq, v.name)
+		}
+		return
+	}
+	if v != hs.model[j].v {
+		hs.t.Fatalf("RemoveSeq(#%d, %d) = %s, model has %s", id, seq, v.name, hs.model[j].v.name)
+	}
+	hs.delete(j)
+}
+
+// seqOf returns the seq of the entry id if it is queued, else seq.
+func (hs *harness) seqOf(id ID, seq uint64) uint64 {
+	if j := hs.find(id); j >= 0 {
+		return hs.model[j].seq
+	}
+	return seq
+}
+
+func (hs *harness) update(id ID, when int64, seq uint64) {
+	hs.t.Helper()
+	ok := hs.h.Update(id, when, seq)
+	j := hs.find(id)
+	if ok != (j >= 0) {
+		hs.t.Fatalf("Update(#%d) = %v, model has it at %d", id, ok, j)
+	}
+	if ok {
+		e := hs.model[j]
+		hs.model = slices.Delete(hs.model, j, j+1)
+		e.when, e.seq = when, seq
+		hs.insert(e)
+	}
+}
+
+// takeTop checks that entry id may come first: ok matches the model and
+// the key is the smallest. Among equal keys any entry may come first, so
+// the model entry matched is id's own; it returns its index.
+func (hs *harness) takeTop(what string, id ID, when int64, seq uint64, v *item, ok bool) int {
 	hs.t.Helper()
 	if !ok {
 		if len(hs.model) != 0 {
 			hs.t.Fatalf("%s: empty, model has %d", what, len(hs.model))
 		}
-		if x != nil || when != 0 || seq != 0 {
-			hs.t.Fatalf("%s: empty with non-zero results", what)
+		if id != 0 || when != 0 || seq != 0 || v != nil {
+			hs.t.Fatalf("%s: empty with non-zero results #%d %d/%d %v", what, id, when, seq, v)
 		}
 		return -1
 	}
 	if len(hs.model) == 0 {
-		hs.t.Fatalf("%s: returned %s, model is empty", what, x.name)
+		hs.t.Fatalf("%s: returned #%d, model is empty", what, id)
 	}
-	top := hs.model[0]
-	if when != top.when || seq != top.seq {
+	if top := hs.model[0]; when != top.when || seq != top.seq {
 		hs.t.Fatalf("%s: key %d/%d, model's smallest is %d/%d", what, when, seq, top.when, top.seq)
 	}
-	j := hs.find(x)
-	if j < 0 || hs.model[j].when != when || hs.model[j].seq != seq {
-		hs.t.Fatalf("%s: %s with key %d/%d is not in the model with that key", what, x.name, when, seq)
+	j := hs.find(id)
+	if j < 0 || hs.model[j].when != when || hs.model[j].seq != seq || hs.model[j].v != v {
+		hs.t.Fatalf("%s: #%d %d/%d is not in the model with that key and value", what, id, when, seq)
 	}
 	return j
 }
 
 func (hs *harness) pop() {
-	x, when, seq, ok := hs.h.Pop()
-	if j := hs.takeTop("Pop", x, when, seq, ok); j >= 0 {
-		hs.model = slices.Delete(hs.model, j, j+1)
+	hs.t.Helper()
+	id, when, seq, v, ok := hs.h.Pop()
+	if j := hs.takeTop("Pop", id, when, seq, v, ok); j >= 0 {
+		hs.delete(j)
 	}
 }
 
 func (hs *harness) peek() {
-	x, when, seq, ok := hs.h.Peek()
-	hs.takeTop("Peek", x, when, seq, ok)
+	hs.t.Helper()
+	id, when, seq, v, ok := hs.h.Peek()
+	hs.takeTop("Peek", id, when, seq, v, ok)
 }
 
 func (hs *harness) clear() {
 	hs.h.Clear()
-	hs.model = hs.model[:0]
+	hs.model, hs.free, hs.next = nil, nil, 0
+}
+
+// sortDue checks that SortDue moves exactly the heap's entries due by upTo
+// into the run; the model does not change.
+func (hs *harness) sortDue(upTo int64) {
+	hs.t.Helper()
+	notRun := func() []slot[*item] { // the heap's entries and the hot one
+		s := slices.Clone(hs.h.s)
+		if hs.h.hasHot {
+			s = append(s, hs.h.hot)
+		}
+		return s
+	}
+	due := 0
+	for _, e := range notRun() {
+		if e.when <= upTo {
+			due++
+		}
+	}
+	inHeap, inRun := len(notRun()), hs.h.run.len()
+	hs.h.SortDue(upTo)
+	if len(notRun()) != inHeap-due || hs.h.run.len() != inRun+due {
+		hs.t.Fatalf("SortDue(%d) of %d due: heap %d -> %d, run %d -> %d", upTo, due, inHeap, len(notRun()), inRun, hs.h.run.len())
+	}
+	for _, e := range notRun() {
+		if e.when <= upTo {
+			hs.t.Fatalf("SortDue(%d) left #%d %d/%d out of the run", upTo, e.id, e.when, e.seq)
+		}
+	}
 }
 
 // check compares everything observable with the model.
 func (hs *harness) check() {
 	hs.t.Helper()
 	checkHeap(hs.t, hs.h)
-	checkHeap(hs.t, &hs.other)
 	if hs.h.Len() != len(hs.model) {
 		hs.t.Fatalf("Len() = %d, model has %d", hs.h.Len(), len(hs.model))
 	}
-	for _, x := range hs.pool {
-		if want := hs.find(x) >= 0 || hs.inOther[x]; x.Queued() != want {
-			hs.t.Fatalf("%s.Queued() = %v, want %v", x.name, x.Queued(), want)
-		}
+	want := make(map[ID]modelEntry, len(hs.model))
+	for _, e := range hs.model {
+		want[e.id] = e
 	}
-	seen := 0
-	hs.h.Each(func(x *item, when int64, seq uint64) bool {
-		j := hs.find(x)
-		if j < 0 || hs.model[j].when != when || hs.model[j].seq != seq {
-			hs.t.Fatalf("Each gave %s %d/%d, not in the model", x.name, when, seq)
+	hs.h.Each(func(id ID, when int64, seq uint64, v *item) bool {
+		e, ok := want[id]
+		if !ok || e.when != when || e.seq != seq || e.v != v {
+			hs.t.Fatalf("Each gave #%d %d/%d, not in the model or visited twice", id, when, seq)
 		}
-		seen++
+		delete(want, id)
 		return true
 	})
-	if seen != len(hs.model) {
-		hs.t.Fatalf("Each visited %d, model has %d", seen, len(hs.model))
+	if len(want) != 0 {
+		hs.t.Fatalf("Each missed %d queued entries", len(want))
+	}
+	for _, e := range hs.model {
+		hs.get(e.id)
+	}
+}
+
+// checkHeap verifies the heap's internals: the heap order over h.s; that
+// pos records every slot, the hot entry and every run entry; that the run
+// is sorted, its dead slots are zeroed and an empty run holds no memory;
+// that the free chain holds exactly the IDs not queued; that no slot past
+// the end, nor an empty hot entry, references a value; and that an empty
+// heap has no ID table.
+func checkHeap[V comparable](t tb, h *Heap[V]) {
+	t.Helper()
+	n := len(h.s) + h.run.live
+	if h.hasHot {
+		n++
+	}
+	if h.Len() != n {
+		t.Fatalf("Len() = %d, heap %d + run %d + hot %v", h.Len(), len(h.s), h.run.live, h.hasHot)
+	}
+	seen := make([]bool, len(h.pos))
+	mark := func(id ID, where string) {
+		t.Helper()
+		if id < 0 || int(id) >= len(h.pos) {
+			t.Fatalf("%s holds #%d, outside the ID table of %d", where, id, len(h.pos))
+		}
+		if seen[id] {
+			t.Fatalf("%s holds #%d, which is queued twice", where, id)
+		}
+		seen[id] = true
+	}
+	s := h.s
+	for i, e := range s {
+		mark(e.id, fmt.Sprint("slot ", i))
+		if p := h.pos[e.id]; p != int32(i+1) {
+			t.Fatalf("slot %d holds #%d, whose pos is %d", i, e.id, p)
+		}
+		if p := (i - 1) / 4; i > 0 && before(e.when, e.seq, s[p].when, s[p].seq) {
+			t.Fatalf("slot %d (%d/%d) sorts before its parent %d (%d/%d)", i, e.when, e.seq, p, s[p].when, s[p].seq)
+		}
+	}
+	for i, e := range s[len(s):cap(s)] {
+		if e != (slot[V]{}) {
+			t.Fatalf("vacated slot %d still holds #%d %d/%d %v", len(s)+i, e.id, e.when, e.seq, e.v)
+		}
+	}
+
+	if h.hasHot {
+		mark(h.hot.id, "the hot entry")
+		if p := h.pos[h.hot.id]; p != hotPos {
+			t.Fatalf("the hot entry is #%d, whose pos is %d", h.hot.id, p)
+		}
+	} else if h.hot != (slot[V]{}) {
+		t.Fatalf("empty hot entry still holds #%d %d/%d %v", h.hot.id, h.hot.when, h.hot.seq, h.hot.v)
+	}
+
+	r := &h.run
+	if r.live == 0 && (r.s != nil || r.head != 0) {
+		t.Fatalf("empty run keeps %d slots, head %d", cap(r.s), r.head)
+	}
+	if r.live > 0 && (r.head >= len(r.s) || r.s[r.head].id < 0) {
+		t.Fatalf("run head %d of %d is not a live entry", r.head, len(r.s))
+	}
+	live := 0
+	var prev *slot[V]
+	for i := range r.s {
+		e := &r.s[i]
+		if e.id < 0 {
+			if *e != (slot[V]{id: -1}) {
+				t.Fatalf("dead run slot %d still holds %d/%d %v", i, e.when, e.seq, e.v)
+			}
+			continue
+		}
+		if i < r.head {
+			t.Fatalf("run slot %d, before head %d, holds #%d", i, r.head, e.id)
+		}
+		live++
+		mark(e.id, fmt.Sprint("run slot ", i))
+		if p := h.pos[e.id]; p != int32(hotPos+1+i) {
+			t.Fatalf("run slot %d holds #%d, whose pos is %d", i, e.id, p)
+		}
+		if prev != nil && before(e.when, e.seq, prev.when, prev.seq) {
+			t.Fatalf("run slot %d (%d/%d) sorts before the live one ahead of it (%d/%d)", i, e.when, e.seq, prev.when, prev.seq)
+		}
+		prev = e
+	}
+	if live != r.live {
+		t.Fatalf("run counts %d live entries, holds %d", r.live, live)
+	}
+
+	if n == 0 && len(h.pos) != 0 {
+		t.Fatalf("empty heap kept an ID table of %d", len(h.pos))
+	}
+	if len(h.pos) == 0 {
+		if h.free != 0 {
+			t.Fatalf("no ID table, free list starts at #%d", h.free-1)
+		}
+		return
+	}
+	free := 0
+	for f := h.free; f != 0; f = -h.pos[f-1] {
+		id := ID(f - 1)
+		if id < 0 || int(id) >= len(h.pos) {
+			t.Fatalf("free list reaches #%d, outside the ID table of %d", id, len(h.pos))
+		}
+		if seen[id] {
+			t.Fatalf("#%d is on the free list but queued, or on it twice", id)
+		}
+		if h.pos[id] > 0 {
+			t.Fatalf("free #%d has pos %d", id, h.pos[id])
+		}
+		seen[id] = true
+		free++
+	}
+	if n+free != len(h.pos) {
+		t.Fatalf("%d queued + %d free IDs, table of %d", n, free, len(h.pos))
 	}
 }
 
@@ -185,78 +420,107 @@ var (
 
 func TestHeapModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		poolSize := rapid.SampledFrom([]int{4, 16, 300}).Draw(rt, "pool")
-		capacity := rapid.SampledFrom([]int{0, 1, 100}).Draw(rt, "capacity")
-		hs := newHarness(rt, poolSize, capacity)
-		idx := rapid.IntRange(0, poolSize-1)
+		capacity := rapid.SampledFrom([]int{-1, 0, 1, 100}).Draw(rt, "capacity")
+		hs := newHarness(rt, capacity)
 		when := rapid.OneOf(rapid.SampledFrom(whens), rapid.Int64())
 		seq := rapid.OneOf(rapid.SampledFrom(seqs), rapid.Uint64())
+		// pickID draws a queued ID, or any: stale, never handed out,
+		// negative or far out of range.
+		pickID := func(rt *rapid.T) ID {
+			if len(hs.model) > 0 && rapid.Bool().Draw(rt, "queued") {
+				return hs.model[rapid.IntRange(0, len(hs.model)-1).Draw(rt, "i")].id
+			}
+			return ID(rapid.OneOf(
+				rapid.Int32Range(-2, int32(hs.maxID)+2),
+				rapid.SampledFrom([]int32{math.MinInt32, maxLen, maxLen + 1, math.MaxInt32}),
+			).Draw(rt, "id"))
+		}
 		rt.Repeat(map[string]func(*rapid.T){
-			"push": func(rt *rapid.T) {
-				hs.push(idx.Draw(rt, "x"), when.Draw(rt, "when"), seq.Draw(rt, "seq"))
-			},
+			"push": func(rt *rapid.T) { hs.push(when.Draw(rt, "when"), seq.Draw(rt, "seq")) },
 			"pushMany": func(rt *rapid.T) {
-				for i := range rapid.IntRange(1, 200).Draw(rt, "n") {
-					hs.push(i%poolSize, int64(i*7919%401), uint64(i))
+				hs.pushMany(rapid.IntRange(1, 600).Draw(rt, "n"), rapid.Bool().Draw(rt, "wide"), rapid.Uint64().Draw(rt, "seed"))
+			},
+			"get":    func(rt *rapid.T) { hs.get(pickID(rt)) },
+			"remove": func(rt *rapid.T) { hs.remove(pickID(rt)) },
+			"removeSeq": func(rt *rapid.T) {
+				id, s := pickID(rt), seq.Draw(rt, "seq")
+				if rapid.Bool().Draw(rt, "itsSeq") {
+					s = hs.seqOf(id, s)
 				}
+				hs.removeSeq(id, s)
 			},
-			"pushOther": func(rt *rapid.T) {
-				hs.pushOther(idx.Draw(rt, "x"), when.Draw(rt, "when"), seq.Draw(rt, "seq"))
-			},
-			"remove": func(rt *rapid.T) { hs.remove(idx.Draw(rt, "x")) },
 			"update": func(rt *rapid.T) {
-				hs.update(idx.Draw(rt, "x"), when.Draw(rt, "when"), seq.Draw(rt, "seq"))
+				hs.update(pickID(rt), when.Draw(rt, "when"), seq.Draw(rt, "seq"))
 			},
 			"pop": func(rt *rapid.T) { hs.pop() },
 			"popMany": func(rt *rapid.T) {
-				for range rapid.IntRange(1, 200).Draw(rt, "n") {
+				for range rapid.IntRange(1, 600).Draw(rt, "n") {
 					hs.pop()
 				}
 			},
 			"peek":  func(rt *rapid.T) { hs.peek() },
 			"clear": func(rt *rapid.T) { hs.clear() },
-			"":      func(rt *rapid.T) { hs.check() },
+			"sortDue": func(rt *rapid.T) {
+				upTo := when.Draw(rt, "upTo")
+				if len(hs.model) > 0 && rapid.Bool().Draw(rt, "split") {
+					upTo = hs.model[rapid.IntRange(0, len(hs.model)-1).Draw(rt, "at")].when
+				}
+				hs.sortDue(upTo)
+			},
+			"": func(rt *rapid.T) { hs.check() },
 		})
 	})
 }
 
 // FuzzHeap runs the same harness on an op sequence read from the input,
-// three bytes per op: op and value, when, seq.
+// three bytes per op: op and ID, then when and seq (or a count).
 func FuzzHeap(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{0, 3, 1, 0, 4, 2, 0, 5, 0, 5, 0, 0, 5, 0, 0, 5, 0, 0})
-	f.Add([]byte{0, 1, 1, 16, 2, 1, 32, 0, 0, 48, 5, 1, 64, 0, 0, 80, 0, 0})
-	f.Add([]byte{0, 0, 0, 1, 7, 3, 2, 1, 0, 3, 6, 2, 4, 0, 0, 6, 0, 0, 7, 0, 0})
+	f.Add([]byte{0, 1, 1, 0x13, 2, 1, 0x24, 0, 0, 0x35, 5, 1, 6, 0, 0, 5, 0, 0})
+	f.Add([]byte{9, 100, 0, 8, 130, 0, 0x13, 0, 0, 0x24, 140, 1, 10, 50, 0, 9, 30, 1, 8, 7, 0, 10, 200, 0})
+	f.Add([]byte{9, 120, 1, 8, 7, 0, 0, 200, 3, 10, 20, 0, 7, 0, 0, 0, 150, 2, 0x23, 0, 0, 2, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		const poolSize = 16
-		hs := newHarness(t, poolSize, 0)
+		hs := newHarness(t, int(len(data)%3)-1)
 		for ; len(data) >= 3; data = data[3:] {
-			i := int(data[0]>>4) % poolSize
+			id := ID(data[0]>>4) - 1
+			if id == 14 {
+				id = hs.maxID + 1 // never handed out yet
+			}
 			when := whens[int(data[1])%len(whens)]
-			seq := seqs[int(data[2])%len(seqs)]
 			if data[1] >= 128 {
 				when = int64(data[1]) - 192 // dense keys, fewer ties
 			}
-			switch data[0] % 9 {
+			seq := seqs[int(data[2])%len(seqs)]
+			switch (data[0] & 15) % 11 {
 			case 0, 1:
-				hs.push(i, when, seq)
+				hs.push(when, seq)
 			case 2:
-				hs.pushOther(i, when, seq)
+				hs.get(id)
 			case 3:
-				hs.remove(i)
+				hs.remove(id)
 			case 4:
-				hs.update(i, when, seq)
+				hs.update(id, when, seq)
 			case 5:
 				hs.pop()
 			case 6:
 				hs.peek()
 			case 7:
-				if data[1] == 0 {
+				switch {
+				case data[1] == 0:
 					hs.clear()
+				case data[1]&1 != 0:
+					hs.removeSeq(id, hs.seqOf(id, seq))
+				default:
+					hs.removeSeq(id, seq)
 				}
 			case 8:
-				for n := range int(data[1]) {
-					hs.push(n%poolSize, int64(n*31%7), uint64(n))
+				hs.sortDue(when)
+			case 9:
+				hs.pushMany(3*int(data[1]), data[2]&1 != 0, uint64(data[2]))
+			case 10:
+				for range int(data[1]) {
+					hs.pop()
 				}
 			}
 			hs.check()

@@ -1,65 +1,51 @@
 package timerq
 
-// Node is embedded in (or held by) a value that can be queued. The queue
-// keeps the value's position in it; callers never set it. The zero Node is
-// not queued. A Node must not be copied (go vet reports copies): a copy of a
-// queued Node would claim its original's slot. It is four bytes, so a small
-// job that embeds it stays small.
-type Node struct {
-	_   noCopy
-	pos int32 // slot index + 1; 0 means not queued
-}
-
-// Queued reports whether the value owning n is in a queue. It is false for
-// a zero Node and after the value is popped, removed or cleared.
-func (n *Node) Queued() bool { return n.pos != 0 }
-
-// QueueNode returns n itself, so that *T implements [Elem] for any struct T
-// that embeds Node.
-func (n *Node) QueueNode() *Node { return n }
-
-// Elem is a value that can be queued: a pointer type whose pointee embeds
-// or holds a [Node]. QueueNode must return the same non-nil Node for the
-// life of the value, and no two values may share a Node.
-type Elem interface {
-	comparable
-	QueueNode() *Node
-}
+// ID names a queued entry. The queue hands one out on Push and takes it
+// back when the entry leaves (Pop, Remove, Clear); a later Push may hand out
+// the same ID again. IDs are small non-negative integers, dense from zero,
+// so a caller can index its own tables with them. A caller that keeps an ID
+// past its entry's life pairs it with the entry's seq, which it chose unique,
+// and checks both with Get.
+type ID int32
 
 // Queue is a deadline queue: values keyed by (when, seq) and taken out in
 // key order. [Heap] is the exact implementation. All implementations share
-// one test suite and the rules in the package doc; none is safe for
-// concurrent use.
-type Queue[T Elem] interface {
-	// Push queues x with key (when, seq).
-	// It panics if x is already queued, here or in another queue.
-	Push(x T, when int64, seq uint64)
+// the rules in the package doc; none is safe for concurrent use.
+type Queue[V any] interface {
+	// Push queues v with key (when, seq) and returns its ID.
+	Push(when int64, seq uint64, v V) ID
 
-	// Remove takes x out of the queue and reports true. It reports false,
-	// and changes nothing, if x is not queued in this queue. The slot is
-	// released at once.
-	Remove(x T) bool
+	// Get returns the key and value of the entry id. ok is false, and the
+	// other results are zero, if id is not queued.
+	Get(id ID) (when int64, seq uint64, v V, ok bool)
 
-	// Update re-keys x to (when, seq) if x is queued here, and pushes it
-	// if x is not queued. It panics if x is queued in another queue.
-	Update(x T, when int64, seq uint64)
+	// Remove takes the entry id out of the queue, releasing the ID, and
+	// returns its value. ok is false, and nothing changes, if id is not
+	// queued.
+	Remove(id ID) (v V, ok bool)
 
-	// Peek returns the value with the smallest key without removing it.
+	// Update re-keys the entry id to (when, seq), keeping its ID and
+	// value, and reports true. It reports false, and changes nothing, if
+	// id is not queued.
+	Update(id ID, when int64, seq uint64) bool
+
+	// Peek returns the entry with the smallest key without removing it.
 	// ok is false, and the other results are zero, if the queue is empty.
-	Peek() (x T, when int64, seq uint64, ok bool)
+	Peek() (id ID, when int64, seq uint64, v V, ok bool)
 
-	// Pop removes and returns the value with the smallest key.
-	// ok is false, and the other results are zero, if the queue is empty.
-	Pop() (x T, when int64, seq uint64, ok bool)
+	// Pop removes and returns the entry with the smallest key, releasing
+	// its ID. ok is false, and the other results are zero, if the queue is
+	// empty.
+	Pop() (id ID, when int64, seq uint64, v V, ok bool)
 
-	// Len returns the number of queued values.
+	// Len returns the number of queued entries.
 	Len() int
 
-	// Clear takes every value out of the queue (each Node reads not
-	// queued afterwards) and releases memory held for them.
+	// Clear takes every entry out of the queue, releasing every ID and the
+	// memory held for them.
 	Clear()
 
-	// Each calls fn for every queued value, in no particular order, until
+	// Each calls fn for every queued entry, in no particular order, until
 	// fn returns false. fn must not change the queue.
-	Each(fn func(x T, when int64, seq uint64) bool)
+	Each(fn func(id ID, when int64, seq uint64, v V) bool)
 }
