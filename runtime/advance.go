@@ -152,13 +152,12 @@ func (s *Scheduler) leave() {
 	s.inJob = false
 }
 
-// sortAfter is how many fires into one drain the scheduler sorts what is
-// still due (timerq's SortDue), as a fraction of the jobs pending then: a
-// drain that has fired 1/128 of a large queue is likely to fire much more,
-// and popping a sorted run costs a few ns where a sift through a heap that
-// misses the cache costs hundreds. Below sortMin pending jobs the heap fits
-// in cache and sorting does not pay.
-// They are variables so that tests can send small drains down this path.
+// A drain over at least sortMin pending jobs sorts what is still due
+// (timerq's SortDue) once it has fired 1/2^sortAfterShift of them: such a
+// drain is likely to fire much more, and popping a sorted run costs a few ns
+// where a sift through a heap that misses the cache costs hundreds. Below
+// sortMin the heap fits in cache and sorting does not pay. They are
+// variables so that tests can send small drains down this path.
 var (
 	sortAfterShift = 7
 	sortMin        = 1 << 15

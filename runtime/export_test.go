@@ -8,3 +8,10 @@ func SetSortPolicy(minPending, shift int) (restore func()) {
 	sortMin, sortAfterShift = minPending, shift
 	return func() { sortMin, sortAfterShift = m, sh }
 }
+
+// SetCreations sets the last creation number handed out, so tests can reach
+// the end of the numbering.
+func (s *Scheduler) SetCreations(n uint64) { s.seq = n }
+
+// MaxCreations is the last creation number a scheduler hands out.
+const MaxCreations = maxCreations

@@ -125,11 +125,11 @@ func (s *Scheduler) ScheduleOnce(delay temporal.Duration, fn Func, opts ...JobOp
 		return Handle{}, err
 	}
 	if len(opts) == 0 {
-		return s.push(at, tagOnce, funcRef(fn))
+		return s.push(name, at, tagOnce, funcRef(fn))
 	}
 	e := newExt(opts)
 	e.fn = fn
-	return s.push(at, tagOnceExt, ref(e))
+	return s.push(name, at, tagOnceExt, ref(e))
 }
 
 // ScheduleEvery runs fn every interval, first at Now()+interval. Within one
@@ -151,7 +151,7 @@ func (s *Scheduler) ScheduleEvery(interval temporal.Duration, fn Func, opts ...J
 	}
 	e := newExt(opts)
 	e.fn, e.interval = fn, int64(interval)
-	return s.push(at, tagEvery, ref(e))
+	return s.push(name, at, tagEvery, ref(e))
 }
 
 // Recurrence says which occurrences a recurrence job fires.
@@ -206,7 +206,7 @@ func (s *Scheduler) ScheduleRecurrence(r Recurrence, fn RecurrenceFunc, opts ...
 	}
 	e := newExt(opts)
 	e.rec = &recurrence{fn: fn, it: it, limit: r.Limit, nextAt: at}
-	return s.push(int64(d), tagRecurrence, ref(e))
+	return s.push(name, int64(d), tagRecurrence, ref(e))
 }
 
 // newExt returns the extension of a job with options or state beyond its
@@ -239,14 +239,14 @@ func (s *Scheduler) deadline(name, key string, d temporal.Duration) (int64, erro
 }
 
 // push queues a job with tag and ref at deadline at.
-func (s *Scheduler) push(at int64, tag uint64, p ref) (Handle, error) {
+func (s *Scheduler) push(name string, at int64, tag uint64, p ref) (Handle, error) {
 	if s.running && at == s.now {
 		if err := s.countRearm(); err != nil {
 			return Handle{}, err
 		}
 	}
 	if s.seq == maxCreations {
-		return Handle{}, s.nextSeq("schedule")
+		return Handle{}, exhausted(name)
 	}
 	s.seq++
 	key := s.seq<<tagBits | tag
@@ -256,10 +256,14 @@ func (s *Scheduler) push(at int64, tag uint64, p ref) (Handle, error) {
 // nextSeq hands out a creation number for a job that is not queued.
 func (s *Scheduler) nextSeq(name string) error {
 	if s.seq == maxCreations {
-		return fmt.Errorf("%s: the scheduler has handed out all %d creation numbers", name, uint64(maxCreations))
+		return exhausted(name)
 	}
 	s.seq++
 	return nil
+}
+
+func exhausted(name string) error {
+	return fmt.Errorf("%s: the scheduler has handed out all %d creation numbers", name, uint64(maxCreations))
 }
 
 // countRearm implements the loop guard for work scheduled at the instant

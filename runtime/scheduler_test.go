@@ -737,3 +737,36 @@ func TestLargeDrainFiresInOrder(t *testing.T) {
 		t.Fatalf("%d fires, want %d", len(got), want)
 	}
 }
+
+// TestCreationNumbersRunOut: once every creation number is handed out,
+// scheduling fails with an error naming the function and changes nothing.
+func TestCreationNumbersRunOut(t *testing.T) {
+	s := runtime.New(temporal.Fixed(epoch))
+	s.SetCreations(runtime.MaxCreations - 1)
+	h := must(s.ScheduleOnce(temporal.Second, func() error { return nil }))
+	if h.ID() != runtime.MaxCreations {
+		t.Fatalf("last job's id = %d, want %d", h.ID(), uint64(runtime.MaxCreations))
+	}
+	before := s.List()
+	for _, tt := range []struct {
+		name string
+		f    func() error
+	}{
+		{"schedule-once", func() error { _, err := s.ScheduleOnce(0, func() error { return nil }); return err }},
+		{"schedule-every", func() error {
+			_, err := s.ScheduleEvery(temporal.Second, func() error { return nil })
+			return err
+		}},
+	} {
+		err := tt.f()
+		if err == nil || !strings.HasPrefix(err.Error(), tt.name+": the scheduler has handed out all") {
+			t.Errorf("%s: error %v, want one naming %s and the exhausted numbering", tt.name, err, tt.name)
+		}
+		if got := s.List(); !slices.Equal(got, before) {
+			t.Errorf("%s changed the scheduler: %v, want %v", tt.name, got, before)
+		}
+	}
+	if !h.Active() {
+		t.Fatal("the last job was lost")
+	}
+}
