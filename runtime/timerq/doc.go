@@ -49,9 +49,11 @@
 // V), so sifting compares contiguous integers and never follows a pointer.
 // A table indexed by ID records each entry's position, 4 bytes per ID; the
 // IDs not in use form a free list threaded through the same table, so a
-// pending entry costs 36 bytes, plus the arrays' slack. The entry pushed last waits beside
-// the heap until the next Push: one cancelled before anything else is
-// pushed, or popped next, never sifts.
+// pending entry costs 36 bytes, plus the arrays' slack. The entry pushed
+// last waits beside the heap until the next Push: one cancelled before
+// anything else is pushed, or popped next, never sifts. A removal from the
+// heap fills its hole with that waiting entry when there is one, so a
+// cancel followed by a schedule costs one sift, not two.
 //
 //	Push, Pop, Remove, Update   O(log n), zero allocations once grown
 //	Peek, Get, Len              O(1)
@@ -60,8 +62,9 @@
 // Remove takes the entry out at once and zeroes the vacated slot, so the
 // garbage collector can free a cancelled value immediately: there are no
 // tombstones and no lazy deletion. Memory follows pending work, not
-// history: the slot array grows by append and halves whenever fewer than a
-// quarter of its slots are in use, never below the capacity given to
+// history: the slot array grows by append and, whenever fewer than a
+// quarter of its slots are in use, is reallocated at twice its use, never
+// below the capacity given to
 // [NewHeap] or 64 slots; Clear releases anything larger. Once the heap is
 // empty, the ID table is reset: the next Push gets ID 0, and a table larger
 // than that floor is released.

@@ -372,24 +372,35 @@ func (h *Heap[V]) Each(fn func(id ID, when int64, seq uint64, v V) bool) {
 	}
 }
 
-// removeAt fills slot i, whose key is (when, seq), with the last slot and
-// restores the heap order. The caller has already released the ID at i.
+// removeAt fills slot i, whose key is (when, seq), and restores the heap
+// order. The caller has already released the ID at i. The filler is the hot
+// entry if there is one, which spares the sift it would need to enter the
+// heap at the next Push; else the last slot.
 func (h *Heap[V]) removeAt(i int, when int64, seq uint64) {
 	s := h.s
-	last := len(s) - 1
-	e := s[last]
-	s[last] = slot[V]{}
-	h.s = s[:last]
-	if i < last {
-		switch {
-		case before(e.when, e.seq, when, seq):
-			h.up(i, e)
-		case 4*i+1 < last:
-			h.down(i, e)
-		default: // a leaf, the usual case: no sift, no call
-			s[i] = e
-			h.pos[e.id] = int32(i + 1)
+	var e slot[V]
+	if h.hasHot {
+		e = h.hot
+		h.hot, h.hasHot = slot[V]{}, false
+	} else {
+		last := len(s) - 1
+		e = s[last]
+		s[last] = slot[V]{}
+		s = s[:last]
+		h.s = s
+		if i == last {
+			h.afterRemove()
+			return
 		}
+	}
+	switch {
+	case before(e.when, e.seq, when, seq):
+		h.up(i, e)
+	case 4*i+1 < len(s):
+		h.down(i, e)
+	default: // a leaf, the usual case: no sift, no call
+		s[i] = e
+		h.pos[e.id] = int32(i + 1)
 	}
 	h.afterRemove()
 }
