@@ -64,10 +64,9 @@
 // tombstones and no lazy deletion. Memory follows pending work, not
 // history: the slot array grows by append and, whenever fewer than a
 // quarter of its slots are in use, is reallocated at twice its use, never
-// below the capacity given to
-// [NewHeap] or 64 slots; Clear releases anything larger. Once the heap is
-// empty, the ID table is reset: the next Push gets ID 0, and a table larger
-// than that floor is released.
+// below the capacity given to [NewHeap] or 64 slots; Clear releases
+// anything larger. Once the heap is empty, the ID table is reset: the next
+// Push gets ID 0, and a table larger than that floor is released.
 //
 // # Sorted runs
 //
