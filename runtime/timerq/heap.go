@@ -242,25 +242,7 @@ func (h *Heap[V]) Pop() (id ID, when int64, seq uint64, v V, ok bool) {
 // Remove takes the entry id out of h in O(log n), releases the ID and
 // returns the entry's value. ok is false, and nothing changes, if id is not
 // queued. The vacated slot is zeroed, so h keeps no reference to the value.
-func (h *Heap[V]) Remove(id ID) (v V, ok bool) {
-	if uint(id) >= uint(len(h.pos)) {
-		return v, false
-	}
-	p := h.pos[id]
-	if p <= 0 {
-		return v, false
-	}
-	if p > maxLen {
-		return h.removeOther(id, p), true
-	}
-	i := int(p - 1)
-	e := &h.s[i]
-	v = e.v
-	when, seq := e.when, e.seq
-	h.freeID(id)
-	h.removeAt(i, when, seq)
-	return v, true
-}
+func (h *Heap[V]) Remove(id ID) (v V, ok bool) { return h.remove(id, 0, false) }
 
 // removeOther removes the entry id at position p, the hot entry or one in
 // the run, and returns its value.
@@ -279,26 +261,25 @@ func (h *Heap[V]) removeOther(id ID, p int32) V {
 // RemoveSeq is Remove for a caller that keeps an ID past its entry's life:
 // it removes the entry id only if its seq is seq, so a stale ID whose slot
 // now holds a later entry changes nothing.
-func (h *Heap[V]) RemoveSeq(id ID, seq uint64) (v V, ok bool) {
+func (h *Heap[V]) RemoveSeq(id ID, seq uint64) (v V, ok bool) { return h.remove(id, seq, true) }
+
+// remove is Remove, and RemoveSeq when bySeq is set.
+func (h *Heap[V]) remove(id ID, seq uint64, bySeq bool) (v V, ok bool) {
 	if uint(id) >= uint(len(h.pos)) {
 		return v, false
 	}
 	p := h.pos[id]
-	if p <= 0 || p > maxLen {
-		if e := h.at(p); e != nil && e.seq == seq {
-			return h.removeOther(id, p), true
-		}
+	e := h.at(p)
+	if e == nil || bySeq && e.seq != seq {
 		return v, false
 	}
-	i := int(p - 1)
-	e := &h.s[i]
-	if e.seq != seq {
-		return v, false
+	if p > maxLen {
+		return h.removeOther(id, p), true
 	}
 	v = e.v
-	when := e.when
+	when, eseq := e.when, e.seq
 	h.freeID(id)
-	h.removeAt(i, when, seq)
+	h.removeAt(int(p-1), when, eseq)
 	return v, true
 }
 
