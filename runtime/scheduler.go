@@ -19,6 +19,7 @@ const DefaultLoopLimit = 10_000
 type Scheduler struct {
 	epoch temporal.Instant
 	now   int64 // ns after epoch
+	maxAt int64 // the last deadline whose instant fits int64 ns: now <= maxAt
 	q     timerq.Heap[ref]
 	seq   uint64 // last creation number handed out
 
@@ -55,7 +56,8 @@ func New(clock temporal.Clock) *Scheduler {
 	if clock == nil {
 		panic("runtime.New: nil clock")
 	}
-	return &Scheduler{epoch: clock.Now(), loopLimit: DefaultLoopLimit}
+	epoch := clock.Now()
+	return &Scheduler{epoch: epoch, maxAt: math.MaxInt64 - max(epoch.UnixNano(), 0), loopLimit: DefaultLoopLimit}
 }
 
 // Now returns the scheduler's current instant: the epoch plus the time
@@ -110,6 +112,23 @@ func (s *Scheduler) NextDeadline() (at temporal.Instant, ok bool) {
 // ScheduleOnce runs fn once, delay after Now(). A zero delay is due at
 // Now(): the next call that moves time runs it, even Advance(0).
 func (s *Scheduler) ScheduleOnce(delay temporal.Duration, fn Func, opts ...JobOption) (Handle, error) {
+	// The usual call passes every check at once: no option, a callback, a
+	// delay in range, no loop-guard count (a zero delay inside a drain
+	// counts), creation numbers left. It queues without further calls.
+	if len(opts) == 0 && fn != nil && !s.dropped && uint64(delay) <= uint64(s.maxAt-s.now) &&
+		(delay != 0 || !s.running) && s.seq < maxCreations {
+		s.seq++
+		key := s.seq<<tagBits | tagOnce
+		return Handle{s: s, key: key, qid: s.q.Push(s.now+int64(delay), key, funcRef(fn))}, nil
+	}
+	return s.scheduleOnce(delay, fn, opts)
+}
+
+// scheduleOnce is ScheduleOnce with every check spelled out, each with its
+// error.
+//
+//go:noinline
+func (s *Scheduler) scheduleOnce(delay temporal.Duration, fn Func, opts []JobOption) (Handle, error) {
 	const name = "schedule-once"
 	if err := s.check(name); err != nil {
 		return Handle{}, err
@@ -231,11 +250,10 @@ func droppedError(name string) error { return fmt.Errorf("%s: %w", name, ErrDrop
 // deadline returns Now()+d in ns after the epoch, refusing a deadline whose
 // instant would leave the int64-nanosecond range.
 func (s *Scheduler) deadline(name, key string, d temporal.Duration) (int64, error) {
-	at := s.now + int64(d)
-	if int64(d) > math.MaxInt64-s.now || s.epoch.UnixNano() > math.MaxInt64-at {
+	if int64(d) > s.maxAt-s.now {
 		return 0, &OptionError{name, key, "a duration that keeps the deadline within int64 nanoseconds", d}
 	}
-	return at, nil
+	return s.now + int64(d), nil
 }
 
 // push queues a job with tag and ref at deadline at.

@@ -391,6 +391,52 @@ func TestBadInputsChangeNothing(t *testing.T) {
 
 func second[T any](_ T, err error) error { return err }
 
+// The last deadline accepted is the one whose instant is the largest int64
+// ns; one ns more is refused, by every scheduling call, with nothing
+// queued. An epoch before 1970 leaves the whole int64 range of elapsed ns.
+func TestDeadlineRangeEdges(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		epoch temporal.Instant
+		last  int64 // largest deadline in ns after the epoch
+	}{
+		{"epoch 2000", epoch, math.MaxInt64 - epoch.UnixNano()},
+		{"epoch 1900", temporal.FromUnixNano(-2208988800 * 1e9), math.MaxInt64},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := runtime.New(temporal.Fixed(c.epoch))
+			if err := s.Advance(temporal.Second); err != nil {
+				t.Fatal(err)
+			}
+			room := temporal.Duration(c.last - int64(temporal.Second))
+			nop := runtime.Func(func() error { return nil })
+			for _, sc := range []struct {
+				name string
+				fn   func(temporal.Duration) error
+			}{
+				{"schedule-once", func(d temporal.Duration) error { return second(s.ScheduleOnce(d, nop)) }},
+				{"schedule-once", func(d temporal.Duration) error { return second(s.ScheduleOnce(d, nop, runtime.WithLabel("l"))) }},
+				{"schedule-every", func(d temporal.Duration) error { return second(s.ScheduleEvery(d, nop)) }},
+			} {
+				n := s.Count()
+				err := sc.fn(room + 1)
+				if want := sc.name + ": "; err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "within int64 nanoseconds") {
+					t.Fatalf("%s(last+1ns) = %v, want an error naming %s and the range", sc.name, err, sc.name)
+				}
+				if s.Count() != n {
+					t.Fatalf("%s(last+1ns) queued a job", sc.name)
+				}
+				if err := sc.fn(room); err != nil {
+					t.Fatalf("%s(last) = %v, want it queued", sc.name, err)
+				}
+				if at, _ := s.NextDeadline(); s.Count() != n+1 || at.UnixNano() != c.epoch.UnixNano()+c.last {
+					t.Fatalf("%s(last): count %d, next deadline %v", sc.name, s.Count(), at)
+				}
+			}
+		})
+	}
+}
+
 func TestListIsInDueOrder(t *testing.T) {
 	r := newRec()
 	r.once(t, "a", 30*ms)

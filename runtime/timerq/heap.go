@@ -89,6 +89,20 @@ func (h *Heap[V]) Len() int {
 // the next Push comes: a timeout cancelled before anything else is
 // scheduled, or a job that is the next to fire, costs no sift at all.
 func (h *Heap[V]) Push(when int64, seq uint64, v V) ID {
+	if f := h.free; f > 0 && !h.hasHot {
+		// A free ID and no hot entry to move: no call, no sift.
+		id, pos := ID(f-1), h.pos
+		h.free = -pos[id]
+		pos[id] = hotPos
+		h.hot, h.hasHot = slot[V]{when, seq, v, id}, true
+		return id
+	}
+	return h.pushSlow(when, seq, v)
+}
+
+// pushSlow is Push when the hot entry must enter the heap or the ID table
+// must grow.
+func (h *Heap[V]) pushSlow(when int64, seq uint64, v V) ID {
 	var id ID
 	if f := h.free; f > 0 {
 		id = ID(f - 1)
@@ -244,42 +258,85 @@ func (h *Heap[V]) Pop() (id ID, when int64, seq uint64, v V, ok bool) {
 // queued. The vacated slot is zeroed, so h keeps no reference to the value.
 func (h *Heap[V]) Remove(id ID) (v V, ok bool) { return h.remove(id, 0, false) }
 
-// removeOther removes the entry id at position p, the hot entry or one in
-// the run, and returns its value.
-func (h *Heap[V]) removeOther(id ID, p int32) V {
-	if p == hotPos {
-		v := h.hot.v
-		h.dropHot()
-		return v
-	}
-	v := h.run.remove(int(p - hotPos - 1))
-	h.freeID(id)
-	h.afterRemove()
-	return v
-}
-
 // RemoveSeq is Remove for a caller that keeps an ID past its entry's life:
 // it removes the entry id only if its seq is seq, so a stale ID whose slot
 // now holds a later entry changes nothing.
 func (h *Heap[V]) RemoveSeq(id ID, seq uint64) (v V, ok bool) { return h.remove(id, seq, true) }
 
-// remove is Remove, and RemoveSeq when bySeq is set.
+// remove is Remove, and RemoveSeq when bySeq is set. The heap case, the
+// usual one, is handled here without further calls unless the filler must
+// sift.
 func (h *Heap[V]) remove(id ID, seq uint64, bySeq bool) (v V, ok bool) {
 	if uint(id) >= uint(len(h.pos)) {
 		return v, false
 	}
 	p := h.pos[id]
+	if uint32(p-1) >= maxLen { // free, hot or in the run
+		return h.removeOther(id, p, seq, bySeq)
+	}
+	s := h.s
+	i := int(p - 1)
+	e := &s[i]
+	// The parent's key is loaded before the seq check so that its cache
+	// miss overlaps the slot's in a large heap; the root is its own parent.
+	par := &s[max(i-1, 0)>>2]
+	pw, ps := par.when, par.seq
+	if bySeq && e.seq != seq {
+		return v, false
+	}
+	v = e.v
+	h.freeID(id)
+	// Fill the hole with the hot entry if there is one, which spares the
+	// sift it would need to enter the heap at the next Push; else with the
+	// last slot.
+	var f slot[V]
+	if h.hasHot {
+		f = h.hot
+		h.hot, h.hasHot = slot[V]{}, false
+	} else {
+		last := len(s) - 1
+		f = s[last]
+		s[last] = slot[V]{}
+		s = s[:last]
+		h.s = s
+		if i == last {
+			h.afterRemove()
+			return v, true
+		}
+	}
+	// The filler goes up if it sorts before the parent (which sorts before
+	// or with the removed key), else down if the hole has children. At the
+	// root, "up" stores the filler in place.
+	switch {
+	case before(f.when, f.seq, pw, ps):
+		h.up(i, f)
+	case 4*i+1 < len(s):
+		h.down(i, f)
+	default: // a leaf, the usual case: no sift
+		s[i] = f
+		h.pos[f.id] = int32(i + 1)
+	}
+	if n := len(s); n < cap(s)>>2 || n == 0 {
+		h.afterRemove()
+	}
+	return v, true
+}
+
+// removeOther is remove for an entry that is not in the heap: the hot entry
+// or one in the run; p is its position, <= 0 if id is free.
+func (h *Heap[V]) removeOther(id ID, p int32, seq uint64, bySeq bool) (v V, ok bool) {
 	e := h.at(p)
 	if e == nil || bySeq && e.seq != seq {
 		return v, false
 	}
-	if p > maxLen {
-		return h.removeOther(id, p), true
-	}
 	v = e.v
-	when, eseq := e.when, e.seq
+	if p == hotPos {
+		h.dropHot()
+		return v, true
+	}
+	h.run.remove(int(p - hotPos - 1))
 	h.freeID(id)
-	h.removeAt(int(p-1), when, eseq)
+	h.afterRemove()
 	return v, true
 }
 
@@ -351,39 +408,6 @@ func (h *Heap[V]) Each(fn func(id ID, when int64, seq uint64, v V) bool) {
 		e := h.hot
 		fn(e.id, e.when, e.seq, e.v)
 	}
-}
-
-// removeAt fills slot i, whose key is (when, seq), and restores the heap
-// order. The caller has already released the ID at i. The filler is the hot
-// entry if there is one, which spares the sift it would need to enter the
-// heap at the next Push; else the last slot.
-func (h *Heap[V]) removeAt(i int, when int64, seq uint64) {
-	s := h.s
-	var e slot[V]
-	if h.hasHot {
-		e = h.hot
-		h.hot, h.hasHot = slot[V]{}, false
-	} else {
-		last := len(s) - 1
-		e = s[last]
-		s[last] = slot[V]{}
-		s = s[:last]
-		h.s = s
-		if i == last {
-			h.afterRemove()
-			return
-		}
-	}
-	switch {
-	case before(e.when, e.seq, when, seq):
-		h.up(i, e)
-	case 4*i+1 < len(s):
-		h.down(i, e)
-	default: // a leaf, the usual case: no sift, no call
-		s[i] = e
-		h.pos[e.id] = int32(i + 1)
-	}
-	h.afterRemove()
 }
 
 // dropLast takes the last slot off the array and returns it. The vacated
