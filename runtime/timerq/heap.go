@@ -247,7 +247,7 @@ func (h *Heap[V]) Pop() (id ID, when int64, seq uint64, v V, ok bool) {
 	top := *e
 	h.freeID(top.id)
 	if e := h.dropLast(); len(h.s) > 0 {
-		h.down(0, e) // e sorts after top: no need to compare it upward
+		h.sink(0, e) // the last slot: likely a leaf's key
 	}
 	h.afterRemove()
 	return top.id, top.when, top.seq, top.v, true
@@ -366,7 +366,7 @@ func (h *Heap[V]) Update(id ID, when int64, seq uint64) bool {
 	if before(when, seq, h.s[i].when, h.s[i].seq) {
 		h.up(i, e)
 	} else {
-		h.down(i, e)
+		h.sink(i, e) // a later deadline: usually far later, near the leaves
 	}
 	return true
 }
@@ -515,6 +515,55 @@ func (h *Heap[V]) down(i int, e slot[V]) {
 		s[i] = *ms
 		pos[ms.id] = int32(i + 1)
 		i = m
+	}
+	s[i] = e
+	pos[e.id] = int32(i + 1)
+}
+
+// sink is down for an entry that likely belongs near the leaves: the last
+// slot after a Pop, or an entry re-keyed later. The hole goes all the way
+// down along the smallest children without comparing them with e, then e
+// moves up from there, no higher than i: one compare per level fewer than
+// down, and a predictable loop exit (Floyd's bottom-up sift).
+func (h *Heap[V]) sink(i int, e slot[V]) {
+	s, pos := h.s, h.pos
+	top := i
+	hole := &s[i]
+	for {
+		c := 4*i + 1
+		if c+4 > len(s) {
+			if c < len(s) {
+				// A partial family: its children are leaves.
+				m := c
+				for j := c + 1; j < len(s); j++ {
+					if before(s[j].when, s[j].seq, s[m].when, s[m].seq) {
+						m = j
+					}
+				}
+				*hole = s[m]
+				pos[hole.id] = int32(i + 1)
+				i = m
+			}
+			break
+		}
+		cs := s[c : c+4 : c+4]
+		a := less(cs[1].when, cs[1].seq, cs[0].when, cs[0].seq)
+		b := 2 + less(cs[3].when, cs[3].seq, cs[2].when, cs[2].seq)
+		a += (b - a) * less(cs[b&3].when, cs[b&3].seq, cs[a&3].when, cs[a&3].seq)
+		m := &cs[a&3]
+		*hole = *m
+		pos[hole.id] = int32(i + 1)
+		hole, i = m, c+int(a&3)
+	}
+	for i > top {
+		p := (i - 1) >> 2
+		ps := &s[p]
+		if !before(e.when, e.seq, ps.when, ps.seq) {
+			break
+		}
+		s[i] = *ps
+		pos[ps.id] = int32(i + 1)
+		i = p
 	}
 	s[i] = e
 	pos[e.id] = int32(i + 1)
