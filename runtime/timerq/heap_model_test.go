@@ -91,7 +91,7 @@ func (hs *harness) push(when int64, seq uint64) {
 }
 
 // pushMany pushes n entries: with wide set, keys spread over all of int64
-// (a sort of more than 256 of them takes the radix path); else keys from a
+// (a sort of more than 16 of them takes the radix path); else keys from a
 // few whens and seqs, so many are equal.
 // fuzzMaxQueued bounds FuzzHeap's bulk pushes: room for the radix sort's
 // path and for shrinking, and quick steps.

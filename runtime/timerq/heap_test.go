@@ -505,11 +505,16 @@ var sortCases = []sortCase{
 	{"high bytes only", func(r *rand.Rand, _ int) int64 { return (r.Int64N(1<<16) - 1<<15) << 40 }},
 	{"near the top", func(r *rand.Rand, _ int) int64 { return maxI64 - r.Int64N(100_000) }},
 	{"near the bottom", func(r *rand.Rand, _ int) int64 { return math.MinInt64 + r.Int64N(100_000) }},
+	// Skewed keys: most of a split's parts are empty and a few are large,
+	// so the radix sort splits again and again.
+	{"powers of two", func(r *rand.Rand, _ int) int64 { return int64(1)<<r.IntN(62) + r.Int64N(1000) }},
+	{"tight clusters", func(r *rand.Rand, _ int) int64 { return r.Int64N(4)<<40 + r.Int64N(64) }},
 }
 
 // TestSortDue: after SortDue, Pop returns every entry in key order, with
 // equal whens ordered by seq, whether the run was sorted by comparison
-// (fewer than 256 entries) or by radix, and however it splits the queue.
+// (16 entries or fewer: an insertion sort) or by radix, and however it
+// splits the queue.
 func TestSortDue(t *testing.T) {
 	type entry struct {
 		id   ID
@@ -814,7 +819,7 @@ func TestMemoryFollowsPendingWork(t *testing.T) {
 func TestReleasesValues(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
-		extra int // entries due before x, so a run of more than 256 is radix sorted
+		extra int // entries due before x, so a run of more than 16 is radix sorted
 		drop  func(h *Heap[*item], x ID)
 	}{
 		{"remove", 0, func(h *Heap[*item], x ID) { h.Remove(x) }},

@@ -97,90 +97,106 @@ func (h *Heap[V]) SortDue(upTo int64) {
 }
 
 // sortSlots sorts s by (when, seq) and leaves the result in out, which is
-// as long as s; s is scratch space afterwards. It is a radix sort on when
-// minus the smallest when: one most-significant-byte pass splits the slots
-// into 256 buckets small enough to stay in cache, and each bucket is sorted
-// by its remaining bytes, least significant first, skipping the bytes all
-// its keys share. Each run of equal whens is then sorted by seq: deadlines
-// that tie are few in most loads, and when many do, that sort is
-// O(k log k).
+// as long as s; s is scratch space afterwards. It is a most-significant-
+// digit radix sort on when minus the smallest when: the first pass splits
+// the slots into 256 buckets small enough to stay in cache, and each bucket
+// is split again by as many of its next bits as it has entries, so that a
+// sub-bucket holds one or two entries, until the pieces are small enough
+// for an insertion sort, which also orders equal whens by seq. A piece
+// whose whens are all equal is sorted by seq in O(k log k).
 func sortSlots[V any](s, out []slot[V]) {
-	if len(s) < 256 {
+	if len(s) <= smallSort {
 		copy(out, s)
-		slices.SortFunc(out, compareSlots)
+		insertionSort(out)
 		return
 	}
 	lo, hi := s[0].when, s[0].when
 	for i := range s {
 		lo, hi = min(lo, s[i].when), max(hi, s[i].when)
 	}
-	shift := uint(max(bits.Len64(uint64(hi-lo)), 8) - 8)
-	var starts [257]int
-	for i := range s {
-		starts[1+(uint64(s[i].when-lo)>>shift)]++
+	width := uint(bits.Len64(uint64(hi - lo)))
+	if width == 0 {
+		copy(out, s)
+		slices.SortFunc(out, compareSlots)
+		return
 	}
-	for b := 1; b <= 256; b++ {
-		starts[b] += starts[b-1]
+	digit := min(width, 8)
+	var counts [1 << 8]int32
+	splitRadix(s, out, lo, width-digit, counts[:1<<digit])
+}
+
+// Radix sort tuning: pieces of at most smallSort entries get an insertion
+// sort; a split uses at most maxDigit bits (a 32 KB count table).
+const (
+	smallSort = 16
+	maxDigit  = 12
+)
+
+// sortRadix sorts a, whose keys (when minus lo) agree above bit width, with
+// scratch as long as a. digit, if non-zero, is the number of bits the first
+// split uses; else the split uses about log2(len(a)) bits.
+func sortRadix[V any](a, scratch []slot[V], lo int64, width, digit uint) {
+	switch {
+	case len(a) <= smallSort:
+		insertionSort(a)
+		return
+	case width == 0: // one when: order by seq
+		slices.SortFunc(a, compareSlots)
+		return
 	}
-	next := starts
-	for i := range s {
-		b := uint64(s[i].when-lo) >> shift
-		out[next[b]] = s[i]
-		next[b]++
+	if digit == 0 {
+		digit = uint(bits.Len(uint(len(a))))
 	}
-	for b := range 256 {
-		if i, j := starts[b], starts[b+1]; j-i > 1 {
-			sortLow(out[i:j], s[i:j], lo, shift)
+	digit = min(digit, width, maxDigit)
+	// Small pieces get a small count table: it is zeroed at every call.
+	if digit <= 8 {
+		var counts [1 << 8]int32
+		splitRadix(a, scratch, lo, width-digit, counts[:1<<digit])
+	} else {
+		var counts [1 << maxDigit]int32
+		splitRadix(a, scratch, lo, width-digit, counts[:1<<digit])
+	}
+	copy(a, scratch)
+}
+
+// splitRadix moves src into dst ordered by the bits of (when minus lo)
+// from shift up, as many as counts has entries (a power of two), then sorts
+// each part of dst below shift, with src as scratch.
+func splitRadix[V any](src, dst []slot[V], lo int64, shift uint, counts []int32) {
+	mask := uint64(len(counts) - 1)
+	for i := range src {
+		counts[(uint64(src[i].when-lo)>>shift)&mask]++
+	}
+	var sum int32
+	for b, c := range counts {
+		counts[b], sum = sum, sum+c // the part's start
+	}
+	for i := range src {
+		b := (uint64(src[i].when-lo) >> shift) & mask
+		dst[counts[b]] = src[i]
+		counts[b]++ // ends as the part's end
+	}
+	var start int32
+	for _, end := range counts {
+		if end-start > 1 {
+			sortRadix(dst[start:end], src[start:end], lo, shift, 0)
 		}
-	}
-	for i := 0; i < len(out); {
-		j := i + 1
-		for j < len(out) && out[j].when == out[i].when {
-			j++
-		}
-		if j-i > 1 {
-			slices.SortFunc(out[i:j], compareSlots)
-		}
-		i = j
+		start = end
 	}
 }
 
-// sortLow sorts a, whose keys (when minus lo) agree above bit width, by
-// their low width bits, least significant byte first, with scratch as long
-// as a; the result is left in a.
-func sortLow[V any](a, scratch []slot[V], lo int64, width uint) {
-	if len(a) < 32 {
-		slices.SortFunc(a, compareSlots) // also orders ties by seq
-		return
-	}
-	digits := int(width+7) / 8
-	var counts [8][256]int
-	for i := range a {
-		k := uint64(a[i].when - lo)
-		for d := range digits {
-			counts[d][byte(k>>(8*d))]++
+// insertionSort sorts a short piece by (when, seq).
+func insertionSort[V any](a []slot[V]) {
+	for i := 1; i < len(a); i++ {
+		if !before(a[i].when, a[i].seq, a[i-1].when, a[i-1].seq) {
+			continue
 		}
-	}
-	src, dst := a, scratch
-	for d := range digits {
-		c := &counts[d]
-		if c[byte(uint64(a[0].when-lo)>>(8*d))] == len(a) {
-			continue // every key has this byte
+		e := a[i]
+		j := i
+		for ; j > 0 && before(e.when, e.seq, a[j-1].when, a[j-1].seq); j-- {
+			a[j] = a[j-1]
 		}
-		sum := 0
-		for b := range c {
-			c[b], sum = sum, sum+c[b]
-		}
-		shift := uint(8 * d)
-		for i := range src {
-			b := byte(uint64(src[i].when-lo) >> shift)
-			dst[c[b]] = src[i]
-			c[b]++
-		}
-		src, dst = dst, src
-	}
-	if &src[0] != &a[0] {
-		copy(a, src)
+		a[j] = e
 	}
 }
 
