@@ -526,8 +526,30 @@ func (h *Heap[V]) down(i int, e slot[V]) {
 // moves up from there, no higher than i: one compare per level fewer than
 // down, and a predictable loop exit (Floyd's bottom-up sift).
 func (h *Heap[V]) sink(i int, e slot[V]) {
-	s, pos := h.s, h.pos
 	top := i
+	i = h.descend(i)
+	s, pos := h.s, h.pos
+	for i > top {
+		p := (i - 1) >> 2
+		ps := &s[p]
+		if !before(e.when, e.seq, ps.when, ps.seq) {
+			break
+		}
+		s[i] = *ps
+		pos[ps.id] = int32(i + 1)
+		i = p
+	}
+	s[i] = e
+	pos[e.id] = int32(i + 1)
+}
+
+// descend moves the hole at i down to a leaf along the smallest children,
+// pulling each one up, and returns the leaf. It is a function of its own so
+// that the entry sink places is not held in registers through the loop.
+//
+//go:noinline
+func (h *Heap[V]) descend(i int) int {
+	s, pos := h.s, h.pos
 	hole := &s[i]
 	for {
 		c := 4*i + 1
@@ -544,7 +566,7 @@ func (h *Heap[V]) sink(i int, e slot[V]) {
 				pos[hole.id] = int32(i + 1)
 				i = m
 			}
-			break
+			return i
 		}
 		cs := s[c : c+4 : c+4]
 		a := less(cs[1].when, cs[1].seq, cs[0].when, cs[0].seq)
@@ -555,18 +577,6 @@ func (h *Heap[V]) sink(i int, e slot[V]) {
 		pos[hole.id] = int32(i + 1)
 		hole, i = m, c+int(a&3)
 	}
-	for i > top {
-		p := (i - 1) >> 2
-		ps := &s[p]
-		if !before(e.when, e.seq, ps.when, ps.seq) {
-			break
-		}
-		s[i] = *ps
-		pos[ps.id] = int32(i + 1)
-		i = p
-	}
-	s[i] = e
-	pos[e.id] = int32(i + 1)
 }
 
 // noCopy makes go vet's copylocks check report copies of a Heap, which
