@@ -272,7 +272,21 @@ func (h *Heap[V]) remove(id ID, seq uint64, bySeq bool) (v V, ok bool) {
 	}
 	p := h.pos[id]
 	if uint32(p-1) >= maxLen { // free, hot or in the run
-		return h.removeOther(id, p, seq, bySeq)
+		if p != hotPos {
+			return h.removeOther(id, p, seq, bySeq)
+		}
+		// The hot entry: a job cancelled before the next one was
+		// scheduled, the usual fate of a timeout. Nothing moves.
+		if bySeq && h.hot.seq != seq {
+			return v, false
+		}
+		v = h.hot.v
+		h.freeID(id)
+		h.hot, h.hasHot = slot[V]{}, false
+		if len(h.s) == 0 {
+			h.afterRemove()
+		}
+		return v, true
 	}
 	s := h.s
 	i := int(p - 1)
@@ -322,18 +336,14 @@ func (h *Heap[V]) remove(id ID, seq uint64, bySeq bool) (v V, ok bool) {
 	return v, true
 }
 
-// removeOther is remove for an entry that is not in the heap: the hot entry
-// or one in the run; p is its position, <= 0 if id is free.
+// removeOther is remove for an entry in the run; p is its position, <= 0 if
+// id is free.
 func (h *Heap[V]) removeOther(id ID, p int32, seq uint64, bySeq bool) (v V, ok bool) {
 	e := h.at(p)
 	if e == nil || bySeq && e.seq != seq {
 		return v, false
 	}
 	v = e.v
-	if p == hotPos {
-		h.dropHot()
-		return v, true
-	}
 	h.run.remove(int(p - hotPos - 1))
 	h.freeID(id)
 	h.afterRemove()
