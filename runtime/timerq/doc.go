@@ -53,7 +53,10 @@
 // last waits beside the heap until the next Push: one cancelled before
 // anything else is pushed, or popped next, never sifts. A removal from the
 // heap fills its hole with that waiting entry when there is one, so a
-// cancel followed by a schedule costs one sift, not two.
+// cancel followed by a schedule costs one sift, not two. Pop, and an
+// Update to a later key, sift bottom-up: the hole follows the smallest
+// children to a leaf and the entry climbs back from there, one compare per
+// level fewer than the textbook sift.
 //
 //	Push, Pop, Remove, Update   O(log n), zero allocations once grown
 //	Peek, Get, Len              O(1)
@@ -72,13 +75,15 @@
 //
 // [Heap.SortDue] moves every entry with when <= upTo out of the heap into a
 // sorted run, in O(n) for n queued plus a radix sort of the k entries
-// moved. It pays before popping most of a large heap, as a scheduler's
-// long advance does: Pop then takes each moved entry from the head of the
-// run instead of sifting through a heap that does not fit in cache. Nothing
-// observable changes: IDs, keys and Pop order are the same, Push still goes
-// to the heap and Pop takes the smaller of the two heads, Remove and Get
-// work on run entries, and Update moves an entry back into the heap with
-// its new key. A second SortDue merges into the run. The run is one array,
+// moved (most significant digit first, each part split again by about
+// log2 of its size in bits, small parts finished by insertion). It pays
+// before popping most of a large heap, as a scheduler's long advance does:
+// Pop then takes each moved entry from the head of the run instead of
+// sifting through a heap that does not fit in cache. Nothing observable
+// changes: IDs, keys and Pop order are the same, Push still goes to the
+// heap and Pop takes the smaller of the two heads, Remove and Get work on
+// run entries, and Update moves an entry back into the heap with its new
+// key. A second SortDue merges into the run. The run is one array,
 // allocated by SortDue and released when the run empties, not before.
 //
 // The zero Heap is empty and ready to use. A Heap must not be copied after
