@@ -3,6 +3,7 @@ package lua
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	glua "github.com/yuin/gopher-lua"
 
@@ -40,13 +41,20 @@ func luaJob(L *glua.LState, f *glua.LFunction) runtime.Func {
 	return func() error { return callFunc(main, f) }
 }
 
-// where returns "file:line" of the Lua code calling the current Go function.
+// where returns "file:line" of the Lua code calling the current Go function
+// ("[G]" for a Go caller), as L.Where(1) does without its trailing colon. It
+// reads the frame through GetInfo and builds the label with one
+// concatenation: every scheduling call pays for it, and L.Where's two
+// Sprintf calls cost more than the rest of scheduling a job.
 func where(L *glua.LState) string {
-	w := L.Where(1)
-	if len(w) > 0 && w[len(w)-1] == ':' {
-		w = w[:len(w)-1]
+	dbg, ok := L.GetStack(1)
+	if !ok {
+		return ""
 	}
-	return w
+	if _, err := L.GetInfo("Sl", dbg, glua.LNil); err != nil || dbg.What == "G" {
+		return "[G]"
+	}
+	return dbg.Source + ":" + strconv.Itoa(dbg.CurrentLine)
 }
 
 // scheduleOnce, scheduleEvery and scheduleRecurrence read argument 2 as
