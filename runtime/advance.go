@@ -226,12 +226,14 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 		s.observe(key, ext, 0)
 		err = ext.fn()
 	case tagEvery:
-		if next, ok := nextTick(when, ext.interval, jump, target); ok {
+		if next, ok := nextTick(when, ext.interval, jump, target, s.maxAt); ok {
 			s.q.Update(id, next, key)
 		} else {
 			s.q.Remove(id) // the next tick is past the end of representable time
 		}
-		s.observe(key, ext, 0)
+		if s.observer != nil {
+			s.observe(key, ext, 0)
+		}
 		err = ext.fn()
 	case tagRecurrence:
 		err = s.fireRecurrence(id, key, ext, jump, target)
@@ -242,12 +244,20 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 	return nil
 }
 
-func nextTick(when, iv int64, jump bool, target int64) (int64, bool) {
-	steps := int64(1)
-	if jump && target >= when {
-		steps = (target-when)/iv + 1
+// nextTick returns an interval's next deadline after the tick at when: one
+// period later, or in jump mode the first tick after target. ok is false if
+// that deadline is past last, the last deadline whose instant fits int64
+// nanoseconds (when <= last).
+func nextTick(when, iv int64, jump bool, target, last int64) (next int64, ok bool) {
+	if !jump || target < when {
+		// One period: every fire of a drain, so no division.
+		if when > last-iv {
+			return 0, false
+		}
+		return when + iv, true
 	}
-	if steps > (math.MaxInt64-when)/iv {
+	steps := (target-when)/iv + 1
+	if steps > (last-when)/iv {
 		return 0, false
 	}
 	return when + steps*iv, true

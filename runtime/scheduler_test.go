@@ -391,6 +391,36 @@ func TestBadInputsChangeNothing(t *testing.T) {
 
 func second[T any](_ T, err error) error { return err }
 
+// An interval whose next tick would pass the last representable instant
+// fires its last tick and ends, in a drain and in a jump alike: no
+// wrap-around, no error.
+func TestIntervalEndsAtTheEndOfTime(t *testing.T) {
+	last := math.MaxInt64 - epoch.UnixNano() // the last deadline, ns after the epoch
+	iv := temporal.Duration(last/2 + 1)      // two periods pass it
+	for _, c := range []struct {
+		name string
+		move func(*runtime.Scheduler) error
+	}{
+		{"advance", func(s *runtime.Scheduler) error { return s.Advance(temporal.Duration(last)) }},
+		{"jump", func(s *runtime.Scheduler) error { return s.Jump(iv + 5) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := runtime.New(temporal.Fixed(epoch))
+			fires := 0
+			h, err := s.ScheduleEvery(iv, func() error { fires++; return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.move(s); err != nil {
+				t.Fatal(err)
+			}
+			if fires != 1 || h.Active() || s.Count() != 0 {
+				t.Fatalf("fires %d, active %v, count %d; want 1, false, 0", fires, h.Active(), s.Count())
+			}
+		})
+	}
+}
+
 // The last deadline accepted is the one whose instant is the largest int64
 // ns; one ns more is refused, by every scheduling call, with nothing
 // queued. An epoch before 1970 leaves the whole int64 range of elapsed ns.
