@@ -263,9 +263,10 @@ func (h *Heap[V]) Remove(id ID) (v V, ok bool) { return h.remove(id, 0, false) }
 // now holds a later entry changes nothing.
 func (h *Heap[V]) RemoveSeq(id ID, seq uint64) (v V, ok bool) { return h.remove(id, seq, true) }
 
-// remove is Remove, and RemoveSeq when bySeq is set. The heap case, the
-// usual one, is handled here without further calls unless the filler must
-// sift.
+// remove is Remove, and RemoveSeq when bySeq is set. The hot entry and an
+// entry in the heap, the usual cases, are handled here without further
+// calls unless the filler must sift; an entry in the run goes to
+// removeOther.
 func (h *Heap[V]) remove(id ID, seq uint64, bySeq bool) (v V, ok bool) {
 	if uint(id) >= uint(len(h.pos)) {
 		return v, false

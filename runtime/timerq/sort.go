@@ -100,10 +100,10 @@ func (h *Heap[V]) SortDue(upTo int64) {
 // as long as s; s is scratch space afterwards. It is a most-significant-
 // digit radix sort on when minus the smallest when: the first pass splits
 // the slots into 256 buckets small enough to stay in cache, and each bucket
-// is split again by as many of its next bits as it has entries, so that a
-// sub-bucket holds one or two entries, until the pieces are small enough
-// for an insertion sort, which also orders equal whens by seq. A piece
-// whose whens are all equal is sorted by seq in O(k log k).
+// is split again by about log2 of its size in bits, so that a sub-bucket
+// holds one or two entries, until the pieces are small enough for an
+// insertion sort, which also orders equal whens by seq. A piece whose whens
+// are all equal is sorted by seq in O(k log k).
 func sortSlots[V any](s, out []slot[V]) {
 	if len(s) <= smallSort {
 		copy(out, s)
@@ -126,16 +126,15 @@ func sortSlots[V any](s, out []slot[V]) {
 }
 
 // Radix sort tuning: pieces of at most smallSort entries get an insertion
-// sort; a split uses at most maxDigit bits (a 32 KB count table).
+// sort; a split uses at most maxDigit bits (a 16 KB count table).
 const (
 	smallSort = 16
 	maxDigit  = 12
 )
 
 // sortRadix sorts a, whose keys (when minus lo) agree above bit width, with
-// scratch as long as a. digit, if non-zero, is the number of bits the first
-// split uses; else the split uses about log2(len(a)) bits.
-func sortRadix[V any](a, scratch []slot[V], lo int64, width, digit uint) {
+// scratch as long as a, splitting it by about log2(len(a)) bits at a time.
+func sortRadix[V any](a, scratch []slot[V], lo int64, width uint) {
 	switch {
 	case len(a) <= smallSort:
 		insertionSort(a)
@@ -144,10 +143,7 @@ func sortRadix[V any](a, scratch []slot[V], lo int64, width, digit uint) {
 		slices.SortFunc(a, compareSlots)
 		return
 	}
-	if digit == 0 {
-		digit = uint(bits.Len(uint(len(a))))
-	}
-	digit = min(digit, width, maxDigit)
+	digit := min(uint(bits.Len(uint(len(a)))), width, maxDigit)
 	// Small pieces get a small count table: it is zeroed at every call.
 	if digit <= 8 {
 		var counts [1 << 8]int32
@@ -179,7 +175,7 @@ func splitRadix[V any](src, dst []slot[V], lo int64, shift uint, counts []int32)
 	var start int32
 	for _, end := range counts {
 		if end-start > 1 {
-			sortRadix(dst[start:end], src[start:end], lo, shift, 0)
+			sortRadix(dst[start:end], src[start:end], lo, shift)
 		}
 		start = end
 	}
