@@ -2,6 +2,7 @@ package timerq
 
 import (
 	"cmp"
+	"math"
 	"math/bits"
 	"slices"
 )
@@ -52,12 +53,16 @@ func (h *Heap[V]) SortDue(upTo int64) {
 		h.hot, h.hasHot = slot[V]{}, false
 	}
 	// Partition in place: what stays to the front, what is due to the back.
+	// The same pass finds the range of the due whens, for the sort.
 	n := len(h.s)
 	k := 0
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for i := range h.s {
-		if h.s[i].when > upTo {
+		if w := h.s[i].when; w > upTo {
 			h.s[k], h.s[i] = h.s[i], h.s[k]
 			k++
+		} else {
+			lo, hi = min(lo, w), max(hi, w)
 		}
 	}
 	if k == n {
@@ -65,7 +70,7 @@ func (h *Heap[V]) SortDue(upTo int64) {
 	}
 	due := h.s[k:n]
 	r := make([]slot[V], len(due), len(due)+h.run.len())
-	sortSlots(due, r)
+	sortRange(due, r, lo, hi)
 	// Merge with a run left by an earlier call.
 	if h.run.len() > 0 {
 		for i := h.run.head; i < len(h.run.s); i++ {
@@ -82,17 +87,23 @@ func (h *Heap[V]) SortDue(upTo int64) {
 	}
 	h.run = run[V]{s: r, live: len(r)}
 
-	clear(due)
+	// The vacated slots must not keep the values alive; when the array is
+	// reallocated below (a drain leaves it mostly empty) they go with it,
+	// and clearing them would be one more pass over the whole array.
+	c := cap(h.s)
 	h.s = h.s[:k]
+	if len(h.s) < cap(h.s)/4 {
+		h.shrink()
+	}
+	if cap(h.s) == c {
+		clear(due)
+	}
 	for i := range h.s {
 		h.pos[h.s[i].id] = int32(i + 1)
 	}
 	// Floyd's heap construction: sift down every parent, last first.
 	for i := (k - 2) >> 2; i >= 0; i-- {
 		h.down(i, h.s[i])
-	}
-	if len(h.s) < cap(h.s)/4 {
-		h.shrink()
 	}
 }
 
@@ -105,14 +116,23 @@ func (h *Heap[V]) SortDue(upTo int64) {
 // insertion sort, which also orders equal whens by seq. A piece whose whens
 // are all equal is sorted by seq in O(k log k).
 func sortSlots[V any](s, out []slot[V]) {
-	if len(s) <= smallSort {
-		copy(out, s)
-		insertionSort(out)
+	if len(s) == 0 {
 		return
 	}
 	lo, hi := s[0].when, s[0].when
 	for i := range s {
 		lo, hi = min(lo, s[i].when), max(hi, s[i].when)
+	}
+	sortRange(s, out, lo, hi)
+}
+
+// sortRange is sortSlots for a caller that knows the smallest and largest
+// when in s.
+func sortRange[V any](s, out []slot[V], lo, hi int64) {
+	if len(s) <= smallSort {
+		copy(out, s)
+		insertionSort(out)
+		return
 	}
 	width := uint(bits.Len64(uint64(hi - lo)))
 	if width == 0 {
