@@ -513,11 +513,7 @@ func (h *Heap[V]) down(i int, e slot[V]) {
 			a += (b - a) * less(cs[b&3].when, cs[b&3].seq, cs[a&3].when, cs[a&3].seq)
 			m += int(a & 3)
 		} else {
-			for j := c + 1; j < len(s); j++ {
-				if before(s[j].when, s[j].seq, s[m].when, s[m].seq) {
-					m = j
-				}
-			}
+			m = minFrom(s, c)
 		}
 		ms := &s[m]
 		if !before(ms.when, ms.seq, e.when, e.seq) {
@@ -534,25 +530,10 @@ func (h *Heap[V]) down(i int, e slot[V]) {
 // sink is down for an entry that likely belongs near the leaves: the last
 // slot after a Pop, or an entry re-keyed later. The hole goes all the way
 // down along the smallest children without comparing them with e, then e
-// moves up from there, no higher than i: one compare per level fewer than
-// down, and a predictable loop exit (Floyd's bottom-up sift).
-func (h *Heap[V]) sink(i int, e slot[V]) {
-	top := i
-	i = h.descend(i)
-	s, pos := h.s, h.pos
-	for i > top {
-		p := (i - 1) >> 2
-		ps := &s[p]
-		if !before(e.when, e.seq, ps.when, ps.seq) {
-			break
-		}
-		s[i] = *ps
-		pos[ps.id] = int32(i + 1)
-		i = p
-	}
-	s[i] = e
-	pos[e.id] = int32(i + 1)
-}
+// moves up from there: one compare per level fewer than down, and a
+// predictable loop exit (Floyd's bottom-up sift). e never climbs above i:
+// what is above i sorts before the key e replaces, which sorts before e.
+func (h *Heap[V]) sink(i int, e slot[V]) { h.up(h.descend(i), e) }
 
 // descend moves the hole at i down to a leaf along the smallest children,
 // pulling each one up, and returns the leaf. It is a function of its own so
@@ -567,12 +548,7 @@ func (h *Heap[V]) descend(i int) int {
 		if c+4 > len(s) {
 			if c < len(s) {
 				// A partial family: its children are leaves.
-				m := c
-				for j := c + 1; j < len(s); j++ {
-					if before(s[j].when, s[j].seq, s[m].when, s[m].seq) {
-						m = j
-					}
-				}
+				m := minFrom(s, c)
 				*hole = s[m]
 				pos[hole.id] = int32(i + 1)
 				i = m
@@ -588,6 +564,17 @@ func (h *Heap[V]) descend(i int) int {
 		pos[hole.id] = int32(i + 1)
 		hole, i = m, c+int(a&3)
 	}
+}
+
+// minFrom returns the index of the smallest key in s[c:], a partial family.
+func minFrom[V any](s []slot[V], c int) int {
+	m := c
+	for j := c + 1; j < len(s); j++ {
+		if before(s[j].when, s[j].seq, s[m].when, s[m].seq) {
+			m = j
+		}
+	}
+	return m
 }
 
 // noCopy makes go vet's copylocks check report copies of a Heap, which
