@@ -218,6 +218,11 @@ func (h *Heap[V]) at(p int32) *slot[V] {
 // Peek returns the entry with the smallest key, leaving it queued. ok is
 // false, and the other results are zero, if h is empty.
 func (h *Heap[V]) Peek() (id ID, when int64, seq uint64, v V, ok bool) {
+	if !h.hasHot && h.run.live == 0 && len(h.s) > 0 {
+		// Only the heap holds entries: a drain of intervals, say.
+		e := &h.s[0]
+		return e.id, e.when, e.seq, e.v, true
+	}
 	e := h.top()
 	if e == nil {
 		return 0, 0, 0, v, false
@@ -247,7 +252,7 @@ func (h *Heap[V]) Pop() (id ID, when int64, seq uint64, v V, ok bool) {
 	top := *e
 	h.freeID(top.id)
 	if e := h.dropLast(); len(h.s) > 0 {
-		h.sink(0, e) // the last slot: likely a leaf's key
+		h.up(h.descend(0), e) // the last slot: likely a leaf's key
 	}
 	h.afterRemove()
 	return top.id, top.when, top.seq, top.v, true
@@ -359,25 +364,29 @@ func (h *Heap[V]) Update(id ID, when int64, seq uint64) bool {
 		return false
 	}
 	p := h.pos[id]
-	if p <= 0 {
-		return false
-	}
-	if p == hotPos {
-		h.hot.when, h.hot.seq = when, seq
+	if uint32(p-1) < maxLen { // in the heap, the usual case
+		i := int(p - 1)
+		e := slot[V]{when, seq, h.s[i].v, id}
+		if before(when, seq, h.s[i].when, h.s[i].seq) {
+			h.up(i, e)
+		} else {
+			h.up(h.descend(i), e) // a later deadline: usually near the leaves
+		}
 		return true
 	}
-	if p > maxLen {
+	switch {
+	case p <= 0:
+		return false
+	case p == hotPos:
+		// Into the heap: a re-keyed entry is not about to be cancelled,
+		// and while one waits beside the heap every Peek compares it.
+		v := h.hot.v
+		h.hot, h.hasHot = slot[V]{}, false
+		h.push(slot[V]{when, seq, v, id})
+	default:
 		// Out of the sorted run, into the heap with its new key.
 		v := h.run.remove(int(p - hotPos - 1))
 		h.push(slot[V]{when, seq, v, id})
-		return true
-	}
-	i := int(p - 1)
-	e := slot[V]{when, seq, h.s[i].v, id}
-	if before(when, seq, h.s[i].when, h.s[i].seq) {
-		h.up(i, e)
-	} else {
-		h.sink(i, e) // a later deadline: usually far later, near the leaves
 	}
 	return true
 }
@@ -529,17 +538,14 @@ func (h *Heap[V]) down(i int, e slot[V]) {
 	pos[e.id] = int32(i + 1)
 }
 
-// sink is down for an entry that likely belongs near the leaves: the last
-// slot after a Pop, or an entry re-keyed later. The hole goes all the way
-// down along the smallest children without comparing them with e, then e
-// moves up from there: one compare per level fewer than down, and a
-// predictable loop exit (Floyd's bottom-up sift). e never climbs above i:
-// what is above i sorts before the key e replaces, which sorts before e.
-func (h *Heap[V]) sink(i int, e slot[V]) { h.up(h.descend(i), e) }
-
 // descend moves the hole at i down to a leaf along the smallest children,
-// pulling each one up, and returns the leaf. It is a function of its own so
-// that the entry sink places is not held in registers through the loop.
+// pulling each one up, and returns the leaf. With up, it places an entry
+// that likely belongs near the leaves (the last slot after a Pop, or an
+// entry re-keyed later): h.up(h.descend(i), e) compares one key per level
+// fewer than down(i, e), and its loop exit is predictable (Floyd's
+// bottom-up sift). e never climbs above i: what is above i sorts before the
+// key e replaces, which sorts before e. descend is a function of its own so
+// that e is not held in registers through the loop.
 //
 //go:noinline
 func (h *Heap[V]) descend(i int) int {

@@ -114,11 +114,8 @@ func (h *Heap[V]) SortDue(upTo int64) {
 // is split again by about log2 of its size in bits, so that a sub-bucket
 // holds one or two entries, until the pieces are small enough for an
 // insertion sort, which also orders equal whens by seq. A piece whose whens
-// are all equal is sorted by seq in O(k log k).
+// are all equal is sorted by seq in O(k log k). s must not be empty.
 func sortSlots[V any](s, out []slot[V]) {
-	if len(s) == 0 {
-		return
-	}
 	lo, hi := s[0].when, s[0].when
 	for i := range s {
 		lo, hi = min(lo, s[i].when), max(hi, s[i].when)
