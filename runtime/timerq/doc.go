@@ -50,8 +50,9 @@
 // A table indexed by ID records each entry's position, 4 bytes per ID; the
 // IDs not in use form a free list threaded through the same table, so a
 // pending entry costs 36 bytes, plus the arrays' slack. The entry pushed
-// last waits beside the heap until the next Push: one cancelled before
-// anything else is pushed, or popped next, never sifts. A removal from the
+// last waits beside the heap until the next Push or until it is re-keyed:
+// one cancelled before anything else is pushed, or popped next, never
+// sifts. A removal from the
 // heap fills its hole with that waiting entry when there is one, so a
 // cancel followed by a schedule costs one sift, not two. Pop, and an
 // Update to a later key, sift bottom-up: the hole follows the smallest

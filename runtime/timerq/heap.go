@@ -86,8 +86,9 @@ func (h *Heap[V]) Len() int {
 // the heap already holds 2^30-1 entries.
 //
 // The entry pushed last is kept beside the heap, and enters it only when
-// the next Push comes: a timeout cancelled before anything else is
-// scheduled, or a job that is the next to fire, costs no sift at all.
+// the next Push comes or Update re-keys it: a timeout cancelled before
+// anything else is scheduled, or a job that is the next to fire, costs no
+// sift at all.
 func (h *Heap[V]) Push(when int64, seq uint64, v V) ID {
 	if f := h.free; f > 0 && !h.hasHot {
 		// A free ID and no hot entry to move: no call, no sift.
