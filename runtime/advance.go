@@ -223,6 +223,7 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 	switch tag {
 	case tagOnceExt:
 		s.q.Pop()
+		s.extDone = true
 		s.observe(key, ext, 0)
 		err = ext.fn()
 	case tagEvery:
@@ -230,6 +231,7 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 			s.q.Update(id, next, key)
 		} else {
 			s.q.Remove(id) // the next tick is past the end of representable time
+			s.extDone = true
 		}
 		if s.observer != nil {
 			s.observe(key, ext, 0)
@@ -239,9 +241,14 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 		err = s.fireRecurrence(id, key, ext, jump, target)
 	}
 	if err != nil {
-		return &JobError{ID: key >> tagBits, Kind: tagKind(tag), Label: ext.label, Err: err}
+		err = &JobError{ID: key >> tagBits, Kind: tagKind(tag), Label: ext.label, Err: err}
 	}
-	return nil
+	if s.extDone {
+		// The job left the queue, before or during its callback.
+		s.extDone = false
+		s.freeExt(ext)
+	}
+	return err
 }
 
 // nextTick returns an interval's next deadline after the tick at when: one
@@ -298,6 +305,7 @@ func (s *Scheduler) fireRecurrence(id timerq.ID, key uint64, ext *jobExt, jump b
 	fn := r.fn
 	if !queued {
 		s.q.Remove(id)
+		s.extDone = true
 	}
 	s.observe(key, ext, occ.Index)
 	if err := fn(occ); err != nil {

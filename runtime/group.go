@@ -57,7 +57,9 @@ func (g *Group) Clear() error {
 		return true
 	})
 	for _, id := range mine {
-		g.s.q.Remove(id)
+		if p, ok := g.s.q.Remove(id); ok {
+			g.s.releaseExt(refExt(p))
+		}
 	}
 	return nil
 }

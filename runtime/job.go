@@ -149,7 +149,9 @@ func (h Handle) Active() bool { return h.live() }
 // catch-up. It works on a dropped scheduler too.
 func (h Handle) Cancel() bool {
 	if h.s != nil {
-		h.s.q.RemoveSeq(h.qid, h.key)
+		if p, ok := h.s.q.RemoveSeq(h.qid, h.key); ok {
+			h.s.released(h.key, p)
+		}
 	}
 	return true
 }

@@ -846,3 +846,69 @@ func TestCreationNumbersRunOut(t *testing.T) {
 		t.Fatal("the last job was lost")
 	}
 }
+
+// Extensions (the state of every job with an interval, a label, a group or
+// a recurrence) are reused once their job leaves the queue. A job that
+// cancels itself and schedules another in its callback must still be named
+// by its own label, and the new job must keep its own.
+func TestSelfCancelledJobKeepsItsStateThroughItsCallback(t *testing.T) {
+	r := newRec()
+	var h runtime.Handle
+	h = must(r.s.ScheduleEvery(10*ms, func() error {
+		h.Cancel()
+		must(r.s.ScheduleEvery(7*ms, r.cb("new"), runtime.WithLabel("new.lua:1")))
+		return errors.New("bad")
+	}, runtime.WithLabel("old.lua:1")))
+	err := r.s.Advance(10 * ms)
+	if err == nil || err.Error() != "every #1 (scheduled at old.lua:1): bad" {
+		t.Fatalf("error = %v, want the cancelled job named", err)
+	}
+	l := r.s.List()
+	if len(l) != 1 || l[0].Label != "new.lua:1" || l[0].Interval != 7*ms || l[0].ID != 2 {
+		t.Fatalf("List = %+v, want only job #2 every 7ms labelled new.lua:1", l)
+	}
+	r.run(t, []step{{14 * ms, []string{"new@0.017s", "new@0.024s"}}})
+}
+
+// Extensions freed by cancel, group clear, a fired one-shot and an ended
+// recurrence are handed to new jobs; none keeps a field of its last job.
+func TestReusedExtensionsStartClean(t *testing.T) {
+	r := newRec()
+	g := r.s.NewGroup("g")
+	var hs []runtime.Handle
+	for i := range 200 {
+		switch i % 4 {
+		case 0:
+			hs = append(hs, must(r.s.ScheduleEvery(temporal.Duration(i+1)*ms, r.cb("e"), runtime.WithLabel("e"))))
+		case 1:
+			must(g.ScheduleOnce(temporal.Duration(i)*ms, r.cb("g")))
+		case 2:
+			must(r.s.ScheduleOnce(temporal.Duration(i)*ms, r.cb("o"), runtime.WithLabel("o")))
+		case 3:
+			must(r.s.ScheduleRecurrence(runtime.Recurrence{
+				Set: must(temporal.NewRecurrenceSet(temporal.RecurrenceSpec{
+					DTStart: must(temporal.ParseLocalDateTime("2000-01-01T00:00:01")),
+					RRules:  []string{"FREQ=SECONDLY;COUNT=1"},
+				})),
+				Zone: "UTC",
+			}, func(runtime.Occurrence) error { return nil }, runtime.WithLabel("r")))
+		}
+	}
+	for _, h := range hs {
+		h.Cancel()
+	}
+	must(0, g.Clear())
+	must(0, r.s.Advance(2*s)) // fires the labelled one-shots and ends the recurrences
+	if n := r.s.Count(); n != 0 {
+		t.Fatalf("Count = %d after cancelling and firing everything", n)
+	}
+	r.take()
+	for i := range 200 {
+		must(r.s.ScheduleOnce(temporal.Duration(i)*ms, r.cb("n"), runtime.WithLabel("")))
+	}
+	for _, j := range r.s.List() {
+		if j.Label != "" || j.Group != "" || j.Interval != 0 || j.OccurrenceIndex != 0 || j.Kind != runtime.KindOnce {
+			t.Fatalf("new one-shot shows an old job's state: %+v", j)
+		}
+	}
+}
