@@ -222,12 +222,14 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 	var err error
 	switch tag {
 	case tagOnceExt:
+		fn := s.fns[id].fn
 		s.q.Pop()
 		s.extDone = true
 		s.observe(key, ext, 0)
-		err = ext.fn()
+		err = fn()
 	case tagEvery:
-		if next, ok := nextTick(when, ext.interval, jump, target, s.maxAt); ok {
+		j := s.fns[id]
+		if next, ok := nextTick(when, j.interval, jump, target, s.maxAt); ok {
 			s.q.Update(id, next, key)
 		} else {
 			s.q.Remove(id) // the next tick is past the end of representable time
@@ -236,7 +238,7 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 		if s.observer != nil {
 			s.observe(key, ext, 0)
 		}
-		err = ext.fn()
+		err = j.fn()
 	case tagRecurrence:
 		err = s.fireRecurrence(id, key, ext, jump, target)
 	}
@@ -244,8 +246,12 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 		err = &JobError{ID: key >> tagBits, Kind: tagKind(tag), Label: ext.label, Err: err}
 	}
 	if s.extDone {
-		// The job left the queue, before or during its callback.
+		// The job left the queue, before or during its callback. Its queue
+		// ID may already belong to a job the callback scheduled.
 		s.extDone = false
+		if _, _, _, queued := s.q.Get(id); !queued && int(id) < len(s.fns) {
+			s.fns[id] = jobFn{}
+		}
 		s.freeExt(ext)
 	}
 	return err

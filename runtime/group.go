@@ -58,7 +58,7 @@ func (g *Group) Clear() error {
 	})
 	for _, id := range mine {
 		if p, ok := g.s.q.Remove(id); ok {
-			g.s.releaseExt(refExt(p))
+			g.s.releaseExt(id, refExt(p))
 		}
 	}
 	return nil

@@ -83,14 +83,21 @@ func funcRef(fn Func) ref  { return *(*ref)(unsafe.Pointer(&fn)) }
 func refFunc(p ref) Func   { return *(*Func)(unsafe.Pointer(&p)) }
 func refExt(p ref) *jobExt { return (*jobExt)(p) }
 
-// jobExt keeps fn and interval first: an interval's fire reads both, and
-// in a 48-byte object the first 16 bytes never straddle a cache line.
+// jobExt holds what a job keeps beyond its slot, except its callback: a
+// fire does not read it unless the job has left the queue or fails.
 type jobExt struct {
-	fn       Func   // once and every
-	interval int64  // every: period in ns
-	group    *Group // nil: no group
-	label    string
-	rec      *recurrence
+	group *Group // nil: no group
+	label string
+	rec   *recurrence
+}
+
+// jobFn is the callback of a once or every job with an extension, and an
+// every job's period in ns. The scheduler keeps them in a table by queue ID,
+// so that an interval's fire reads 16 bytes next to those of other jobs, not
+// a line of its own.
+type jobFn struct {
+	fn       Func
+	interval int64
 }
 
 type recurrence struct {
@@ -150,7 +157,7 @@ func (h Handle) Active() bool { return h.live() }
 func (h Handle) Cancel() bool {
 	if h.s != nil {
 		if p, ok := h.s.q.RemoveSeq(h.qid, h.key); ok {
-			h.s.released(h.key, p)
+			h.s.released(h.qid, h.key, p)
 		}
 	}
 	return true

@@ -32,6 +32,7 @@ type Scheduler struct {
 
 	exts    []jobExt  // the unused rest of the current chunk (see newExt)
 	extFree []*jobExt // released extensions, reused first
+	fns     []jobFn   // by queue ID: the callback of each job with an extension
 
 	loopLimit int
 	call      uint64 // counts time-moving calls, to scope the loop guard
@@ -150,9 +151,7 @@ func (s *Scheduler) scheduleOnce(delay temporal.Duration, fn Func, opts []JobOpt
 	if len(opts) == 0 {
 		return s.push(name, at, tagOnce, funcRef(fn))
 	}
-	e := s.newExt(opts)
-	e.fn = fn
-	return s.pushExt(name, at, tagOnceExt, e)
+	return s.pushExt(name, at, tagOnceExt, s.newExt(opts), jobFn{fn: fn})
 }
 
 // ScheduleEvery runs fn every interval, first at Now()+interval. Within one
@@ -172,9 +171,7 @@ func (s *Scheduler) ScheduleEvery(interval temporal.Duration, fn Func, opts ...J
 	if err != nil {
 		return Handle{}, err
 	}
-	e := s.newExt(opts)
-	e.fn, e.interval = fn, int64(interval)
-	return s.pushExt(name, at, tagEvery, e)
+	return s.pushExt(name, at, tagEvery, s.newExt(opts), jobFn{fn, int64(interval)})
 }
 
 // Recurrence says which occurrences a recurrence job fires.
@@ -229,7 +226,7 @@ func (s *Scheduler) ScheduleRecurrence(r Recurrence, fn RecurrenceFunc, opts ...
 	}
 	e := s.newExt(opts)
 	e.rec = &recurrence{fn: fn, it: it, limit: r.Limit, nextAt: at}
-	return s.pushExt(name, int64(d), tagRecurrence, e)
+	return s.pushExt(name, int64(d), tagRecurrence, e, jobFn{})
 }
 
 // extChunk is how many extensions newExt allocates at once.
@@ -259,14 +256,16 @@ func (s *Scheduler) newExt(opts []JobOption) *jobExt {
 	return e
 }
 
-// releaseExt takes back the extension of a job that left the queue. The
-// firing job's extension is released by fire after its callback, which may
-// still read it (its label names the job in errors).
-func (s *Scheduler) releaseExt(e *jobExt) {
+// releaseExt takes back the extension and callback of the job with queue
+// ID id, which left the queue. The firing job's are released by fire after
+// its callback, which may still read its extension (its label names the job
+// in errors).
+func (s *Scheduler) releaseExt(id timerq.ID, e *jobExt) {
 	if s.inJob && e == s.curExt {
 		s.extDone = true
 		return
 	}
+	s.fns[id] = jobFn{}
 	s.freeExt(e)
 }
 
@@ -276,21 +275,27 @@ func (s *Scheduler) freeExt(e *jobExt) {
 	s.extFree = append(s.extFree, e)
 }
 
-// released releases p if the job with key has an extension.
-func (s *Scheduler) released(key uint64, p ref) {
+// released releases what the job with key, ref p and queue ID id holds
+// beyond its slot.
+func (s *Scheduler) released(id timerq.ID, key uint64, p ref) {
 	if key&tagMask != tagOnce {
-		s.releaseExt(refExt(p))
+		s.releaseExt(id, refExt(p))
 	}
 }
 
-// pushExt is push for a job with an extension, which it takes back if the
-// job is refused.
-func (s *Scheduler) pushExt(name string, at int64, tag uint64, e *jobExt) (Handle, error) {
+// pushExt is push for a job with an extension; it records the job's
+// callback by queue ID, and takes the extension back if the job is refused.
+func (s *Scheduler) pushExt(name string, at int64, tag uint64, e *jobExt, f jobFn) (Handle, error) {
 	h, err := s.push(name, at, tag, ref(e))
 	if err != nil {
-		s.releaseExt(e)
+		s.freeExt(e)
+		return h, err
 	}
-	return h, err
+	if n := int(h.qid) + 1; n > len(s.fns) {
+		s.fns = append(s.fns, make([]jobFn, n-len(s.fns))...)
+	}
+	s.fns[h.qid] = f
+	return h, nil
 }
 
 func (s *Scheduler) check(name string) error {
@@ -372,7 +377,7 @@ func (s *Scheduler) clear() {
 	s.q.Clear()
 	// The extensions are left to the GC with the chunks, rather than
 	// released one by one.
-	s.exts, s.extFree = nil, nil
+	s.exts, s.extFree, s.fns = nil, nil, nil
 }
 
 // Drop deactivates all pending work and makes every later call but Drop
@@ -401,7 +406,7 @@ func (s *Scheduler) List() []JobInfo { return s.list(nil) }
 // list returns the jobs of g (all jobs when g is nil) in due order.
 func (s *Scheduler) list(g *Group) []JobInfo {
 	out := make([]JobInfo, 0, s.q.Len())
-	s.q.Each(func(_ timerq.ID, when int64, key uint64, p ref) bool {
+	s.q.Each(func(id timerq.ID, when int64, key uint64, p ref) bool {
 		ext := extOf(key, p)
 		if g != nil && (ext == nil || ext.group != g) {
 			return true
@@ -415,7 +420,7 @@ func (s *Scheduler) list(g *Group) []JobInfo {
 			if ext.group != nil {
 				info.Group = ext.group.name
 			}
-			info.Interval = temporal.Duration(ext.interval)
+			info.Interval = temporal.Duration(s.fns[id].interval)
 			if r := ext.rec; r != nil {
 				info.OccurrenceIndex = r.fired + 1
 			}
