@@ -84,13 +84,16 @@ func makeScheduler(L *glua.LState) int {
 
 const hostMeta = "metronome.app-host"
 
-type luaHost struct{ h *hostservices.Host }
+type luaHost struct {
+	h    *hostservices.Host
+	jobs jobCache
+}
 
 func (*luaHost) luaTypeName() string { return "app-host scheduler" }
 
 func newHostValue(L *glua.LState, h *hostservices.Host) *glua.LUserData {
 	ud := L.NewUserData()
-	ud.Value = &luaHost{h}
+	ud.Value = &luaHost{h: h}
 	L.SetMetatable(ud, hostMetatable(L))
 	return ud
 }
@@ -118,10 +121,12 @@ func hostMetatable(L *glua.LState) *glua.LTable {
 	return mt
 }
 
-func checkHost(L *glua.LState, fn string) *hostservices.Host {
+func checkHost(L *glua.LState, fn string) *hostservices.Host { return checkLuaHost(L, fn).h }
+
+func checkLuaHost(L *glua.LState, fn string) *luaHost {
 	if ud, ok := L.Get(1).(*glua.LUserData); ok {
 		if lh, ok := ud.Value.(*luaHost); ok {
-			return lh.h
+			return lh
 		}
 	}
 	argError(L, 1, fn, "app-host scheduler expected, got "+describe(L.Get(1))+" (call methods with ':')")
@@ -198,11 +203,13 @@ func facetOf(L *glua.LState, n int, fn string) hostservices.Facet {
 
 var hostMethods = map[string]glua.LGFunction{
 	"schedule-once": func(L *glua.LState) int {
-		pushHandle(L, scheduleOnce(L, checkHost(L, "schedule-once").Jobs(), "schedule-once"))
+		lh := checkLuaHost(L, "schedule-once")
+		pushHandle(L, scheduleOnce(L, lh.h.Jobs(), &lh.jobs, "schedule-once"))
 		return 1
 	},
 	"schedule-every": func(L *glua.LState) int {
-		pushHandle(L, scheduleEvery(L, checkHost(L, "schedule-every").Jobs(), "schedule-every"))
+		lh := checkLuaHost(L, "schedule-every")
+		pushHandle(L, scheduleEvery(L, lh.h.Jobs(), &lh.jobs, "schedule-every"))
 		return 1
 	},
 	"schedule-recurrence": func(L *glua.LState) int {

@@ -14,6 +14,7 @@ const schedulerMeta = "metronome.runtime-scheduler"
 // luaScheduler is the userdata behind a runtime-scheduler instance.
 type luaScheduler struct {
 	s       *runtime.Scheduler
+	jobs    jobCache
 	tracing bool
 	trace   []runtime.Fire
 }
@@ -122,11 +123,13 @@ func moveTime(L *glua.LState, fn string, err error) {
 
 var schedulerMethods = map[string]glua.LGFunction{
 	"schedule-once": func(L *glua.LState) int {
-		pushHandle(L, scheduleOnce(L, live(L, "schedule-once").s, "schedule-once"))
+		ls := live(L, "schedule-once")
+		pushHandle(L, scheduleOnce(L, ls.s, &ls.jobs, "schedule-once"))
 		return 1
 	},
 	"schedule-every": func(L *glua.LState) int {
-		pushHandle(L, scheduleEvery(L, live(L, "schedule-every").s, "schedule-every"))
+		ls := live(L, "schedule-every")
+		pushHandle(L, scheduleEvery(L, ls.s, &ls.jobs, "schedule-every"))
 		return 1
 	},
 	"schedule-recurrence": func(L *glua.LState) int {

@@ -20,6 +20,7 @@ var typedHint = map[string]string{
 // a group of their own on s.
 func loadRuntimeTimers(L *glua.LState, s *runtime.Scheduler) int {
 	tm := compat.New(s)
+	var jobs jobCache
 	mod := L.NewTable()
 	setFuncs(L, mod, map[string]glua.LGFunction{
 		"Timeout": func(L *glua.LState) int {
@@ -27,7 +28,7 @@ func loadRuntimeTimers(L *glua.LState, s *runtime.Scheduler) int {
 			o := checkOptions(L, 1, fn, []string{"delay-ms", "callback"}, typedHint)
 			ms := o.millis("delay-ms", "a finite number >= 0")
 			cb := o.function("callback")
-			h, err := tm.Timeout(ms, luaJob(L, cb), runtime.WithLabel(where(L)))
+			h, err := tm.Timeout(ms, jobs.get(L, cb), runtime.WithLabel(where(L)))
 			raiseCompat(L, &o, err)
 			pushHandle(L, h)
 			return 1
@@ -37,7 +38,7 @@ func loadRuntimeTimers(L *glua.LState, s *runtime.Scheduler) int {
 			o := checkOptions(L, 1, fn, []string{"interval-ms", "callback"}, typedHint)
 			ms := o.millis("interval-ms", "a finite number > 0")
 			cb := o.function("callback")
-			h, err := tm.Interval(ms, luaJob(L, cb), runtime.WithLabel(where(L)))
+			h, err := tm.Interval(ms, jobs.get(L, cb), runtime.WithLabel(where(L)))
 			raiseCompat(L, &o, err)
 			pushHandle(L, h)
 			return 1
