@@ -912,3 +912,101 @@ func TestReusedExtensionsStartClean(t *testing.T) {
 		}
 	}
 }
+
+// Thousands of intervals in one long drain go through timerq's far ring:
+// every tick fires once, in (deadline, creation) order, at its deadline;
+// an interval cancelled by another's callback stops at once; one scheduled
+// during the drain joins in; and a jump afterwards runs each due one once.
+func TestManyIntervalsFireInOrder(t *testing.T) {
+	const n = 6000
+	sc := runtime.New(temporal.Fixed(epoch))
+	type fire struct {
+		at int64
+		id uint64
+	}
+	var got []fire
+	periods := map[uint64]int64{}
+	handles := make([]runtime.Handle, n)
+	cancelledAt := map[uint64]int64{}
+	r := rand.New(rand.NewPCG(3, 3))
+	for i := range n {
+		p := 1000 + r.Int64N(59_000) // ms
+		h, err := sc.ScheduleEvery(temporal.Duration(p)*ms, func() error {
+			now := int64(sc.Elapsed())
+			got = append(got, fire{now, handles[i].ID()})
+			if i%1000 == 7 && now < 120e9 {
+				if v := handles[i+1]; v.Active() {
+					v.Cancel()
+					cancelledAt[v.ID()] = now
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		handles[i] = h
+		periods[h.ID()] = p * 1e6
+	}
+	// A late interval, scheduled at 90 s by a one-shot: fire id 0.
+	must(sc.ScheduleOnce(90*s, func() error {
+		_, err := sc.ScheduleEvery(1500*ms, func() error { got = append(got, fire{int64(sc.Elapsed()), 0}); return nil })
+		return err
+	}))
+	const end = int64(600e9)
+	if err := sc.Advance(temporal.Duration(end)); err != nil {
+		t.Fatal(err)
+	}
+	// The expected trace, from the closed form.
+	count := map[uint64]int{}
+	lateFires := 0
+	for k, f := range got {
+		if k > 0 {
+			a := got[k-1]
+			if a.at > f.at {
+				t.Fatalf("fire %d at %d ns after one at %d", k, f.at, a.at)
+			}
+		}
+		if f.id == 0 {
+			lateFires++
+			if (f.at-90e9)%1500e6 != 0 {
+				t.Fatalf("the late interval fired at %d ns, off its grid", f.at)
+			}
+			continue
+		}
+		count[f.id]++
+		if f.at%periods[f.id] != 0 {
+			t.Fatalf("interval %d (period %d) fired at %d ns, off its grid", f.id, periods[f.id], f.at)
+		}
+		if c, ok := cancelledAt[f.id]; ok && f.at > c {
+			t.Fatalf("interval %d fired at %d ns, after it was cancelled at %d", f.id, f.at, c)
+		}
+	}
+	for id, p := range periods {
+		want := int(end / p)
+		if c, ok := cancelledAt[id]; ok {
+			want = int(c / p)
+		}
+		if count[id] != want {
+			t.Fatalf("interval %d (period %d ns) fired %d times, want %d", id, p, count[id], want)
+		}
+	}
+	if want := int((end - 90e9) / 1500e6); lateFires != want {
+		t.Fatalf("the late interval fired %d times, want %d", lateFires, want)
+	}
+	// Ties: equal deadlines fire in creation order (the late one is newest).
+	for k := 1; k < len(got); k++ {
+		a, b := got[k-1], got[k]
+		if a.at == b.at && b.id != 0 && (a.id == 0 || a.id > b.id) {
+			t.Fatalf("at %d ns interval %d fired before %d", a.at, a.id, b.id)
+		}
+	}
+	// A jump far ahead: each active interval runs once, at the target.
+	got = got[:0]
+	if err := sc.Jump(temporal.Duration(3600e9)); err != nil {
+		t.Fatal(err)
+	}
+	if want := sc.Count(); len(got) != want {
+		t.Fatalf("jump fired %d callbacks, want one per active interval (%d)", len(got), want)
+	}
+}

@@ -60,6 +60,7 @@
 // level fewer than the textbook sift.
 //
 //	Push, Pop, Remove, Update   O(log n), zero allocations once grown
+//	                            (O(1) for an entry in the far ring)
 //	Peek, Get, Len              O(1)
 //	Clear, Each                 O(n)
 //
@@ -71,6 +72,30 @@
 // below the capacity given to [NewHeap] or 64 slots; Clear releases
 // anything larger. Once the heap is empty, the ID table is reset: the next
 // Push gets ID 0, and a table larger than that floor is released.
+//
+// # The far ring
+//
+// A scheduler firing intervals re-keys the earliest entry to a deadline far
+// in the future, again and again, and in a large heap each re-key is a sift
+// whose every level misses the cache. So the first Update to a later key in
+// a heap of 4,096 entries or more starts a ring of 256 buckets beside the
+// heap, each a power-of-two number of ns wide, sized so that the ring spans
+// about twice the deadlines then queued. From then on, an entry updated to a
+// deadline the ring covers is appended to its bucket instead: O(1), no
+// sift. When nothing outside the ring is due before the ring's first
+// bucket, that bucket comes out: sorted into the run (below) if there is
+// none, else pushed into the heap. Each entry is moved twice, and what is
+// sifted or popped is only the next bucket's worth, which stays in cache.
+// At 10,000 intervals of 1 to 60 s, an Update of the earliest takes about a
+// fifth of the time container/heap's Fix does.
+//
+// Nothing observable changes: order, IDs, Get, Remove (O(1) in a bucket),
+// Update, Each and Len treat ring entries like any other. Deadlines the ring
+// does not cover, earlier ones included, go to the heap as before, so a
+// workload whose scale changes after the ring starts loses only the ring's
+// gain. The ring's parameters hold until the heap empties or is cleared.
+// Its buckets are chunks of 32 slots from one arena that the heap keeps
+// until then, so it allocates nothing once grown.
 //
 // # Sorted runs
 //

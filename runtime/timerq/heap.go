@@ -23,6 +23,16 @@ type Heap[V any] struct {
 	free   int32   // first free ID + 1, 0 when none; a free ID's pos is -(next + 1)
 	run    run[V]  // entries moved out of the heap by SortDue, in key order
 	floor  int     // capacity the slot array never shrinks below
+
+	// The far ring (far.go): entries re-keyed past farBase wait there, in
+	// buckets, instead of in the heap.
+	far      *farRing[V]
+	farN     int   // entries in the ring
+	farBase  int64 // start of the ring's first bucket
+	farMax   int64 // the last deadline the ring takes
+	farShift uint  // log2 of the bucket width in ns
+	farOn    bool  // the ring is started: farBase, farMax and farShift are set
+	farTried bool  // farStart ran: it is not tried again until the heap empties
 }
 
 // slot keeps the key next to the value and the ID, so sift compares never
@@ -36,8 +46,9 @@ type slot[V any] struct {
 }
 
 // Positions in the pos table: 1..maxLen is a heap slot index+1, hotPos the
-// hot entry, above it a run index+hotPos+1 (see sort.go). maxLen is also the
-// most entries a heap holds.
+// hot entry, above it a run index+hotPos+1 (see sort.go), below farPos0+1 a
+// place in the far ring (see far.go), and from -maxLen to 0 a free ID.
+// maxLen is also the most entries a heap holds.
 const (
 	maxLen = 1<<30 - 1
 	hotPos = maxLen + 1
@@ -74,7 +85,7 @@ func less(w1 int64, s1 uint64, w2 int64, s2 uint64) uint {
 
 // Len returns the number of queued entries.
 func (h *Heap[V]) Len() int {
-	n := len(h.s) + h.run.len()
+	n := len(h.s) + h.run.len() + h.farN
 	if h.hasHot {
 		n++
 	}
@@ -119,8 +130,21 @@ func (h *Heap[V]) pushSlow(when int64, seq uint64, v V) ID {
 	return id
 }
 
-// top returns the entry with the smallest key, nil if h is empty.
+// top returns the entry with the smallest key, nil if h is empty. It moves
+// entries out of the far ring if the smallest is there.
 func (h *Heap[V]) top() *slot[V] {
+	e := h.nearTop()
+	// The ring's entries come after farBase: while the smallest outside it
+	// is not before, the ring's first bucket comes out.
+	for h.farN > 0 && (e == nil || e.when >= h.farBase) {
+		h.spill()
+		e = h.nearTop()
+	}
+	return e
+}
+
+// nearTop returns the entry with the smallest key outside the far ring.
+func (h *Heap[V]) nearTop() *slot[V] {
 	var e *slot[V]
 	if len(h.s) > 0 {
 		e = &h.s[0]
@@ -206,6 +230,9 @@ func (h *Heap[V]) Get(id ID) (when int64, seq uint64, v V, ok bool) {
 // at returns the entry at position p, nil if p marks a free ID.
 func (h *Heap[V]) at(p int32) *slot[V] {
 	switch {
+	case p <= farPos0:
+		c, off := farAt(p)
+		return &h.far.chunks[c].s[off]
 	case p <= 0:
 		return nil
 	case p <= maxLen:
@@ -219,10 +246,20 @@ func (h *Heap[V]) at(p int32) *slot[V] {
 // Peek returns the entry with the smallest key, leaving it queued. ok is
 // false, and the other results are zero, if h is empty.
 func (h *Heap[V]) Peek() (id ID, when int64, seq uint64, v V, ok bool) {
-	if !h.hasHot && h.run.live == 0 && len(h.s) > 0 {
-		// Only the heap holds entries: a drain of intervals, say.
-		e := &h.s[0]
-		return e.id, e.when, e.seq, e.v, true
+	if !h.hasHot {
+		// Only the heap, or only the run, holds entries outside the ring:
+		// a drain of intervals, say.
+		var e *slot[V]
+		if h.run.live == 0 {
+			if len(h.s) > 0 {
+				e = &h.s[0]
+			}
+		} else if len(h.s) == 0 {
+			e = &h.run.s[h.run.head]
+		}
+		if e != nil && (h.farN == 0 || e.when < h.farBase) {
+			return e.id, e.when, e.seq, e.v, true
+		}
 	}
 	e := h.top()
 	if e == nil {
@@ -343,15 +380,19 @@ func (h *Heap[V]) remove(id ID, seq uint64, bySeq bool) (v V, ok bool) {
 	return v, true
 }
 
-// removeOther is remove for an entry in the run; p is its position, <= 0 if
-// id is free.
+// removeOther is remove for an entry in the run or the far ring; p is its
+// position, <= 0 if id is free.
 func (h *Heap[V]) removeOther(id ID, p int32, seq uint64, bySeq bool) (v V, ok bool) {
 	e := h.at(p)
 	if e == nil || bySeq && e.seq != seq {
 		return v, false
 	}
 	v = e.v
-	h.run.remove(int(p - hotPos - 1))
+	if p <= farPos0 {
+		h.farCut(p)
+	} else {
+		h.run.remove(int(p - hotPos - 1))
+	}
 	h.freeID(id)
 	h.afterRemove()
 	return v, true
@@ -359,7 +400,10 @@ func (h *Heap[V]) removeOther(id ID, p int32, seq uint64, bySeq bool) (v V, ok b
 
 // Update re-keys the entry id to (when, seq) in O(log n), keeping its ID
 // and value, and reports true. It reports false, and changes nothing, if
-// id is not queued. Re-keying to the same key changes nothing.
+// id is not queued. Re-keying to the same key changes nothing. An entry
+// re-keyed to a deadline the far ring covers goes into the ring (see the
+// package doc); the first Update to a later key in a large heap may start
+// the ring.
 func (h *Heap[V]) Update(id ID, when int64, seq uint64) bool {
 	if uint(id) >= uint(len(h.pos)) {
 		return false
@@ -368,34 +412,73 @@ func (h *Heap[V]) Update(id ID, when int64, seq uint64) bool {
 	if uint32(p-1) < maxLen { // in the heap, the usual case
 		i := int(p - 1)
 		e := slot[V]{when, seq, h.s[i].v, id}
-		if before(when, seq, h.s[i].when, h.s[i].seq) {
+		switch {
+		case before(when, seq, h.s[i].when, h.s[i].seq):
 			h.up(i, e)
-		} else {
+		case h.farFits(when) || !h.farTried && len(h.s) >= farMin && h.farStarted(when):
+			// Far past the heap's earliest: into the ring.
+			h.cutHeap(i)
+			h.farAdd(e)
+			h.afterRemove()
+		default:
 			h.up(h.descend(i), e) // a later deadline: usually near the leaves
 		}
 		return true
 	}
+	var e slot[V]
 	switch {
+	case p <= farPos0:
+		e = h.farCut(p)
 	case p <= 0:
 		return false
 	case p == hotPos:
-		// Into the heap: a re-keyed entry is not about to be cancelled,
-		// and while one waits beside the heap every Peek compares it.
-		v := h.hot.v
+		// Out of the hot place: a re-keyed entry is not about to be
+		// cancelled, and while one waits beside the heap every Peek
+		// compares it.
+		e = h.hot
 		h.hot, h.hasHot = slot[V]{}, false
-		h.push(slot[V]{when, seq, v, id})
 	default:
-		// Out of the sorted run, into the heap with its new key.
-		v := h.run.remove(int(p - hotPos - 1))
-		h.push(slot[V]{when, seq, v, id})
+		// Out of the sorted run.
+		e.v = h.run.remove(int(p - hotPos - 1))
+	}
+	e = slot[V]{when, seq, e.v, id}
+	if h.farFits(when) {
+		h.farAdd(e)
+	} else {
+		h.push(e)
 	}
 	return true
+}
+
+// farStarted starts the far ring and reports whether when belongs in it.
+func (h *Heap[V]) farStarted(when int64) bool {
+	h.farTried = true
+	h.farStart()
+	return h.farFits(when)
+}
+
+// cutHeap takes slot i out of the heap, fills the hole with the last slot
+// and returns what it held. The ID is not released.
+func (h *Heap[V]) cutHeap(i int) slot[V] {
+	e := h.s[i]
+	f := h.dropLast()
+	if i == len(h.s) {
+		return e
+	}
+	if p := (i - 1) >> 2; i > 0 && before(f.when, f.seq, h.s[p].when, h.s[p].seq) {
+		h.up(i, f)
+	} else {
+		h.up(h.descend(i), f) // f sorts after i's parent: it stays at or below i
+	}
+	return e
 }
 
 // Clear takes every entry out in O(n) and releases every ID: the next Push
 // starts again from ID 0. A slot array larger than the NewHeap capacity (or
 // 64 slots) is released, as is the ID table.
 func (h *Heap[V]) Clear() {
+	h.farReset(true)
+	h.farTried = false
 	h.run = run[V]{}
 	h.hot, h.hasHot = slot[V]{}, false
 	h.pos, h.free = nil, 0
@@ -425,6 +508,9 @@ func (h *Heap[V]) Each(fn func(id ID, when int64, seq uint64, v V) bool) {
 			}
 		}
 	}
+	if !h.farEach(func(e *slot[V]) bool { return fn(e.id, e.when, e.seq, e.v) }) {
+		return
+	}
 	if h.hasHot {
 		e := h.hot
 		fn(e.id, e.when, e.seq, e.v)
@@ -447,7 +533,7 @@ func (h *Heap[V]) afterRemove() {
 	if len(h.s) < cap(h.s)/4 && cap(h.s) > shrinkFloor {
 		h.shrink()
 	}
-	if len(h.s) == 0 && h.run.len() == 0 && !h.hasHot {
+	if len(h.s) == 0 && h.run.len() == 0 && !h.hasHot && h.farN == 0 {
 		h.reset()
 	}
 }
@@ -459,6 +545,8 @@ func (h *Heap[V]) afterRemove() {
 //go:noinline
 func (h *Heap[V]) reset() {
 	h.run = run[V]{}
+	h.farReset(true)
+	h.farTried = false
 	if cap(h.pos) > max(h.floor, shrinkFloor) {
 		h.pos = nil
 	} else {

@@ -18,6 +18,9 @@ import (
 //	fire/N             push a value due later than now, Pop the earliest
 //	drain/1M           Pop all of 1M queued values (ns/op is the whole drain;
 //	                   Heap's few allocs/op are its slot array halving as it empties)
+//	intervals/10k      re-key the earliest of 10k values by its own period,
+//	                   1 to 60 s with a random phase: a scheduler firing
+//	                   intervals in a long drain, as in scene W1
 //
 // BenchmarkHeap adds drain-sorted/1M: SortDue of all 1M values, then Pop
 // them all (ns/op and ns/pop include the sort).
@@ -120,6 +123,18 @@ func BenchmarkHeap(b *testing.B) {
 			}
 		})
 	}
+	b.Run("intervals/10k", func(b *testing.B) {
+		periods, phases := intervalData(intervalsSize)
+		h := &Heap[unsafe.Pointer]{}
+		for i := range periods {
+			h.Push(phases[i], uint64(i), unsafe.Pointer(&periods[i]))
+		}
+		startTimer(b)
+		for i := 0; i < b.N; i++ {
+			id, when, seq, p, _ := h.Peek()
+			h.Update(id, when+*(*int64)(p), seq)
+		}
+	})
 	d := newBenchData(drainSize) // outside the sub-benchmarks: its allocations are not the drain's
 	for _, sorted := range []bool{false, true} {
 		name := "drain/1M"
@@ -143,6 +158,20 @@ func BenchmarkHeap(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*drainSize), "ns/pop")
 		})
 	}
+}
+
+const intervalsSize = 10_000
+
+// intervalData returns n periods, uniform in [1 s, 60 s), and a phase in
+// [0, period) for each, in ns.
+func intervalData(n int) (periods, phases []int64) {
+	r := rand.New(rand.NewPCG(1, uint64(n)))
+	periods, phases = make([]int64, n), make([]int64, n)
+	for i := range periods {
+		periods[i] = 1e9 + r.Int64N(59e9)
+		phases[i] = r.Int64N(periods[i])
+	}
+	return periods, phases
 }
 
 // chItem and chHeap are the textbook container/heap priority queue: pointer
@@ -235,6 +264,20 @@ func BenchmarkContainerHeap(b *testing.B) {
 			}
 		})
 	}
+	b.Run("intervals/10k", func(b *testing.B) {
+		periods, phases := intervalData(intervalsSize)
+		items := make([]chItem, len(periods))
+		h := &chHeap{}
+		for i := range items {
+			chPush(h, &items[i], phases[i], uint64(i))
+		}
+		startTimer(b)
+		for i := 0; i < b.N; i++ {
+			x := (*h)[0]
+			x.when += periods[x.seq]
+			heap.Fix(h, 0)
+		}
+	})
 	d := newBenchData(drainSize) // outside the sub-benchmark: its allocations are not the drain's
 	b.Run("drain/1M", func(b *testing.B) {
 		b.ReportAllocs()

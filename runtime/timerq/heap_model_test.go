@@ -199,6 +199,28 @@ func (hs *harness) update(id ID, when int64, seq uint64) {
 	}
 }
 
+// rekeyTop re-keys the smallest entry to delta ns later, as a scheduler
+// does with an interval that fires: the pattern that fills the far ring.
+func (hs *harness) rekeyTop(delta int64) {
+	hs.t.Helper()
+	id, when, seq, _, ok := hs.h.Peek()
+	if !ok {
+		return
+	}
+	if when > math.MaxInt64-delta {
+		when = math.MaxInt64 - delta
+	}
+	hs.update(id, when+delta, seq)
+}
+
+// withFarMin sets farMin for one test run and returns a func that restores
+// it.
+func withFarMin(n int) func() {
+	old := farMin
+	farMin = n
+	return func() { farMin = old }
+}
+
 // takeTop checks that entry id may come first: ok matches the model and
 // the key is the smallest. Among equal keys any entry may come first, so
 // the model entry matched is id's own; it returns its index.
@@ -315,12 +337,12 @@ func (hs *harness) check() {
 // heap has no ID table.
 func checkHeap[V comparable](t tb, h *Heap[V]) {
 	t.Helper()
-	n := len(h.s) + h.run.live
+	n := len(h.s) + h.run.live + h.farN
 	if h.hasHot {
 		n++
 	}
 	if h.Len() != n {
-		t.Fatalf("Len() = %d, heap %d + run %d + hot %v", h.Len(), len(h.s), h.run.live, h.hasHot)
+		t.Fatalf("Len() = %d, heap %d + run %d + far %d + hot %v", h.Len(), len(h.s), h.run.live, h.farN, h.hasHot)
 	}
 	seen := make([]bool, len(h.pos))
 	mark := func(id ID, where string) {
@@ -392,6 +414,8 @@ func checkHeap[V comparable](t tb, h *Heap[V]) {
 		t.Fatalf("run counts %d live entries, holds %d", r.live, live)
 	}
 
+	checkFar(t, h, mark)
+
 	if n == 0 && len(h.pos) != 0 {
 		t.Fatalf("empty heap kept an ID table of %d", len(h.pos))
 	}
@@ -431,6 +455,7 @@ var (
 func TestHeapModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		capacity := rapid.SampledFrom([]int{-1, 0, 1, 100}).Draw(rt, "capacity")
+		defer withFarMin(rapid.SampledFrom([]int{2, 16, 4096}).Draw(rt, "farMin"))()
 		hs := newHarness(rt, capacity)
 		when := rapid.OneOf(rapid.SampledFrom(whens), rapid.Int64())
 		seq := rapid.OneOf(rapid.SampledFrom(seqs), rapid.Uint64())
@@ -462,6 +487,11 @@ func TestHeapModel(t *testing.T) {
 			"update": func(rt *rapid.T) {
 				hs.update(pickID(rt), when.Draw(rt, "when"), seq.Draw(rt, "seq"))
 			},
+			"rekeyTop": func(rt *rapid.T) {
+				for range rapid.IntRange(1, 300).Draw(rt, "n") {
+					hs.rekeyTop(rapid.OneOf(rapid.Int64Range(0, 600), rapid.Int64Range(0, math.MaxInt64)).Draw(rt, "delta"))
+				}
+			},
 			"pop": func(rt *rapid.T) { hs.pop() },
 			"popMany": func(rt *rapid.T) {
 				for range rapid.IntRange(1, 600).Draw(rt, "n") {
@@ -491,6 +521,7 @@ func FuzzHeap(f *testing.F) {
 	f.Add([]byte{9, 100, 0, 8, 130, 0, 0x13, 0, 0, 0x24, 140, 1, 10, 50, 0, 9, 30, 1, 8, 7, 0, 10, 200, 0})
 	f.Add([]byte{9, 120, 1, 8, 7, 0, 0, 200, 3, 10, 20, 0, 7, 0, 0, 0, 150, 2, 0x23, 0, 0, 2, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer withFarMin(2 + len(data)%64)()
 		hs := newHarness(t, int(len(data)%3)-1)
 		for ; len(data) >= 3; data = data[3:] {
 			id := ID(data[0]>>4) - 1
@@ -502,7 +533,7 @@ func FuzzHeap(f *testing.F) {
 				when = int64(data[1]) - 192 // dense keys, fewer ties
 			}
 			seq := seqs[int(data[2])%len(seqs)]
-			switch (data[0] & 15) % 11 {
+			switch (data[0] & 15) % 12 {
 			case 0, 1:
 				hs.push(when, seq)
 			case 2:
@@ -537,8 +568,144 @@ func FuzzHeap(f *testing.F) {
 				for range int(data[1]) {
 					hs.pop()
 				}
+			case 11:
+				// A few re-keys per op: each one's model update is O(n).
+				for i := range int(data[2])%16 + 1 {
+					hs.rekeyTop(int64(data[1]) * int64(i%7+1))
+				}
 			}
 			hs.check()
 		}
 	})
+}
+
+// checkFar verifies the far ring: every entry sits in the bucket of its
+// deadline, within the ring's window, with its position recorded; chunks
+// are full except each bucket's newest, and unused slots hold nothing; the
+// free chunks and the buckets' chunks are the whole arena; an unstarted or
+// empty heap has no ring.
+func checkFar[V comparable](t tb, h *Heap[V], mark func(ID, string)) {
+	t.Helper()
+	if !h.farOn {
+		if h.farN != 0 || h.far != nil && len(h.pos) == 0 {
+			t.Fatalf("ring not started holds %d entries (arena %v)", h.farN, h.far != nil)
+		}
+		return
+	}
+	r := h.far
+	w := uint64(1) << h.farShift
+	if h.farShift > farShiftMax || uint64(h.farBase)%w != 0 && h.farBase >= 0 {
+		t.Fatalf("ring base %d, shift %d", h.farBase, h.farShift)
+	}
+	used := make([]bool, len(r.chunks))
+	count := 0
+	for b, tl := range r.tail {
+		newest := true
+		for c := tl; c >= 0; c = r.chunks[c].prev {
+			if used[c] {
+				t.Fatalf("chunk %d is in two buckets, or twice in bucket %d", c, b)
+			}
+			used[c] = true
+			ch := &r.chunks[c]
+			if ch.n <= 0 || ch.n > farChunk || !newest && ch.n != farChunk {
+				t.Fatalf("bucket %d: chunk %d holds %d (newest %v)", b, c, ch.n, newest)
+			}
+			newest = false
+			for i, e := range ch.s {
+				if int32(i) >= ch.n {
+					if e != (slot[V]{}) {
+						t.Fatalf("bucket %d: unused slot %d of chunk %d holds #%d", b, i, c, e.id)
+					}
+					continue
+				}
+				count++
+				mark(e.id, fmt.Sprintf("bucket %d chunk %d slot %d", b, c, i))
+				if p := h.pos[e.id]; p != farPos(c, int32(i)) {
+					t.Fatalf("far #%d in chunk %d slot %d has pos %d", e.id, c, i, p)
+				}
+				if e.when < h.farBase || uint64(e.when)-uint64(h.farBase) >= farBuckets*w || e.when > h.farMax {
+					t.Fatalf("far #%d at %d is outside the ring [%d, +%d)", e.id, e.when, h.farBase, farBuckets*w)
+				}
+				if int((e.when>>h.farShift)&(farBuckets-1)) != b {
+					t.Fatalf("far #%d at %d is in bucket %d", e.id, e.when, b)
+				}
+			}
+		}
+	}
+	if count != h.farN {
+		t.Fatalf("ring counts %d entries, holds %d", h.farN, count)
+	}
+	for c := r.free; c >= 0; c = r.chunks[c].prev {
+		if used[c] {
+			t.Fatalf("chunk %d is free and in use", c)
+		}
+		used[c] = true
+		if r.chunks[c].n != 0 || r.chunks[c].s != ([farChunk]slot[V]{}) {
+			t.Fatalf("free chunk %d holds entries", c)
+		}
+	}
+	for c, u := range used {
+		if !u {
+			t.Fatalf("chunk %d is neither free nor in a bucket", c)
+		}
+	}
+}
+
+// TestFarRingModel drives the far ring through the harness the way a
+// scheduler's drain of intervals does, and then through every operation on
+// the entries it holds: re-keys of the top into the ring, removes, updates
+// into, within and out of the ring, SortDue beside it, and pops to empty.
+func TestFarRingModel(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			defer withFarMin(64)()
+			r := rand.New(rand.NewPCG(seed, 7))
+			hs := newHarness(t, -1)
+			for i := range 400 {
+				hs.push(r.Int64N(60_000), uint64(i))
+			}
+			// A drain: the top is re-keyed by its period, 1 to 60 "s".
+			for range 3000 {
+				hs.rekeyTop(1000 + r.Int64N(59_000))
+			}
+			hs.check()
+			if hs.h.farN == 0 {
+				t.Fatal("the drain put nothing in the far ring")
+			}
+			for step := range 3000 {
+				id := hs.model[r.IntN(len(hs.model))].id
+				switch step % 6 {
+				case 0:
+					hs.remove(id)
+					hs.push(hs.model[0].when+r.Int64N(90_000), uint64(10_000+step))
+				case 1:
+					hs.removeSeq(id, hs.seqOf(id, 0))
+					hs.push(hs.model[0].when+r.Int64N(90_000), uint64(10_000+step))
+				case 2:
+					hs.update(id, hs.model[0].when+r.Int64N(90_000), uint64(20_000+step))
+				case 3:
+					hs.update(id, hs.model[0].when-r.Int64N(10), uint64(20_000+step))
+				case 4:
+					hs.rekeyTop(r.Int64N(60_000))
+				case 5:
+					if step%60 == 5 {
+						hs.sortDue(hs.model[len(hs.model)/8].when)
+					}
+					hs.pop()
+					hs.push(hs.model[0].when+r.Int64N(60_000), uint64(30_000+step))
+				}
+				if step%97 == 0 {
+					hs.check()
+				}
+			}
+			hs.check()
+			for len(hs.model) > 0 {
+				hs.pop()
+			}
+			hs.check()
+			if hs.h.far != nil || hs.h.farOn {
+				t.Fatal("an emptied heap kept its far ring")
+			}
+		})
+	}
 }

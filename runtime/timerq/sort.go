@@ -78,6 +78,9 @@ func (h *Heap[V]) SortDue(upTo int64) {
 				r = append(r, e)
 			}
 		}
+		// The old run's array may be the far ring's, kept for its next
+		// bucket: it must not keep the values alive.
+		clear(h.run.s)
 		merged := make([]slot[V], len(r))
 		sortSlots(r, merged) // the result is in merged; r is scratch
 		r = merged

@@ -1,0 +1,242 @@
+package timerq
+
+import (
+	"math"
+	"math/bits"
+)
+
+// The far ring keeps entries re-keyed well past the heap's earliest
+// deadlines out of the heap, in buckets by deadline, so the re-key of an
+// interval in a long drain is an append instead of a sift through a large
+// heap whose slots miss the cache. A bucket enters the heap, one push per
+// entry, when the heap runs out of entries due before it: each entry is
+// moved twice, and the heap holds only the next bucket's worth.
+//
+// The ring has farBuckets buckets of 2^shift ns. Bucket b covers
+// [base + b*2^shift, base + (b+1)*2^shift) relative to the first one, and
+// lives at index (when >> shift) mod farBuckets. Every far entry has
+// base <= when < base + farBuckets*2^shift: the heap, the hot entry and the
+// run hold everything before base, and the smallest of them is the
+// queue's smallest as long as it is before base (see Heap.top).
+//
+// A bucket is a list of chunks of farChunk slots, newest last, drawn from
+// one arena and returned to its free list when emptied, so the ring grows
+// with the entries it holds, not with its widest bucket, and allocates
+// nothing once grown.
+const (
+	farBuckets = 256
+	farChunk   = 32
+	// farShiftMax bounds the bucket width at 2^50 ns (13 days), so the ring
+	// (2^58 ns) and the bucket ends stay clear of int64 overflow.
+	farShiftMax = 50
+	// farMaxN bounds the ring's entries, so that its chunks' positions
+	// (below farPos0) stay within int32.
+	farMaxN = 1 << 29
+)
+
+// farMin is the heap length at which an Update to a later key starts the
+// ring. Below it the heap fits in cache and a sift costs less than moving
+// an entry twice. A variable, so that tests can run small heaps through the
+// ring.
+var farMin = 4096
+
+// Far positions in the pos table: farPos0 - (chunk*farChunk + offset),
+// below every free ID's position (which is >= -maxLen).
+const farPos0 = -maxLen - 1
+
+type farRing[V any] struct {
+	tail   [farBuckets]int32 // each bucket's newest chunk, -1 when empty
+	chunks []farChunkOf[V]
+	free   int32 // first free chunk, -1 when none; chained through prev
+
+	// A spilled bucket is sorted from spare into sorted, which then serves
+	// as the run: both are kept for the next bucket.
+	spare, sorted []slot[V]
+}
+
+type farChunkOf[V any] struct {
+	s    [farChunk]slot[V]
+	n    int32 // slots in use, from 0
+	prev int32 // the bucket's older chunk, or the next free one; -1 at the end
+}
+
+func farPos(c int32, off int32) int32 { return farPos0 - (c*farChunk + off) }
+
+func farAt(p int32) (c, off int32) {
+	k := farPos0 - p
+	return k / farChunk, k % farChunk
+}
+
+// farStart turns the ring on, if the heap's spread allows, with buckets
+// sized so that the ring spans about twice the keys now in the heap: the
+// root's key to the largest of the last leaves, a sample of the largest.
+// It is out of line: it runs once per heap life.
+//
+//go:noinline
+func (h *Heap[V]) farStart() {
+	s := h.s
+	lo, hi := s[0].when, s[0].when
+	for i := max(len(s)-farChunk, 0); i < len(s); i++ {
+		hi = max(hi, s[i].when)
+	}
+	spread := uint64(hi) - uint64(lo) // hi >= lo
+	if hi <= lo || spread > math.MaxInt64 {
+		return
+	}
+	shift := uint(bits.Len64(spread / (farBuckets / 2)))
+	if shift > farShiftMax || lo > math.MaxInt64-3*(farBuckets<<shift) {
+		return
+	}
+	if h.far == nil {
+		h.far = &farRing[V]{free: -1}
+		for b := range h.far.tail {
+			h.far.tail[b] = -1
+		}
+	}
+	h.farShift = shift
+	h.farBase = (lo>>shift + 1) << shift
+	h.farMax = math.MaxInt64 - 1<<shift
+	h.farOn = true
+}
+
+// farFits reports whether an entry with deadline when belongs in the ring.
+func (h *Heap[V]) farFits(when int64) bool {
+	return h.farOn && when >= h.farBase && when <= h.farMax &&
+		uint64(when)-uint64(h.farBase) < farBuckets<<h.farShift && h.farN < farMaxN
+}
+
+// farAdd appends e to its bucket.
+func (h *Heap[V]) farAdd(e slot[V]) {
+	r := h.far
+	b := (e.when >> h.farShift) & (farBuckets - 1)
+	t := r.tail[b]
+	if t < 0 || r.chunks[t].n == farChunk {
+		c := r.newChunk()
+		r.chunks[c].prev = t
+		r.tail[b] = c
+		t = c
+	}
+	ch := &r.chunks[t]
+	off := ch.n
+	ch.s[off] = e
+	ch.n++
+	h.pos[e.id] = farPos(t, off)
+	h.farN++
+}
+
+func (r *farRing[V]) newChunk() int32 {
+	if c := r.free; c >= 0 {
+		r.free = r.chunks[c].prev
+		return c
+	}
+	r.chunks = append(r.chunks, farChunkOf[V]{})
+	return int32(len(r.chunks) - 1)
+}
+
+func (r *farRing[V]) freeChunk(c int32) {
+	r.chunks[c].n, r.chunks[c].prev = 0, r.free
+	r.free = c
+}
+
+// farCut takes the entry at far position p out of its bucket and returns
+// it; the bucket's newest entry fills the hole. The ID is not released.
+func (h *Heap[V]) farCut(p int32) slot[V] {
+	r := h.far
+	c, off := farAt(p)
+	e := r.chunks[c].s[off]
+	b := (e.when >> h.farShift) & (farBuckets - 1)
+	t := r.tail[b]
+	tc := &r.chunks[t]
+	last := tc.n - 1
+	if t != c || last != off {
+		m := tc.s[last]
+		r.chunks[c].s[off] = m
+		h.pos[m.id] = farPos(c, off)
+	}
+	tc.s[last] = slot[V]{}
+	tc.n = last
+	if last == 0 {
+		r.tail[b] = tc.prev
+		r.freeChunk(t)
+	}
+	h.farN--
+	return e
+}
+
+// spill moves the ring's first non-empty bucket out of the ring and the
+// ring's base past it. The bucket becomes the sorted run if there is none,
+// so that its entries are taken, and re-keyed back into the ring, without a
+// sift; else its entries are pushed into the heap.
+//
+//go:noinline
+func (h *Heap[V]) spill() {
+	r := h.far
+	w := int64(1) << h.farShift
+	b := (h.farBase >> h.farShift) & (farBuckets - 1)
+	for r.tail[b] < 0 {
+		h.farBase += w
+		b = (b + 1) & (farBuckets - 1)
+	}
+	toRun := h.run.live == 0
+	a := r.spare[:0]
+	for t := r.tail[b]; t >= 0; {
+		ch := &r.chunks[t]
+		for i := range ch.s[:ch.n] {
+			if toRun {
+				a = append(a, ch.s[i])
+			} else {
+				h.push(ch.s[i])
+			}
+			ch.s[i] = slot[V]{}
+		}
+		h.farN -= int(ch.n)
+		prev := ch.prev
+		r.freeChunk(t)
+		t = prev
+	}
+	r.tail[b] = -1
+	h.farBase += w
+	if !toRun {
+		return
+	}
+	k := len(a)
+	if cap(r.sorted) < k {
+		r.sorted = make([]slot[V], k, cap(a))
+	}
+	out := r.sorted[:k]
+	sortSlots(a, out)
+	clear(a) // scratch: it must not keep the values alive
+	r.spare = a
+	for i := range out {
+		h.pos[out[i].id] = int32(hotPos + 1 + i)
+	}
+	h.run = run[V]{s: out, live: k}
+}
+
+// farEach calls fn for every entry in the ring until it returns false.
+func (h *Heap[V]) farEach(fn func(e *slot[V]) bool) bool {
+	if h.farN == 0 {
+		return true
+	}
+	r := h.far
+	for _, t := range r.tail {
+		for ; t >= 0; t = r.chunks[t].prev {
+			ch := &r.chunks[t]
+			for i := range ch.s[:ch.n] {
+				if !fn(&ch.s[i]) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// farReset forgets the ring: its parameters are chosen again when it next
+// starts. It keeps the arena unless the heap releases its tables.
+func (h *Heap[V]) farReset(release bool) {
+	h.farOn, h.farN, h.farBase, h.farShift, h.farMax = false, 0, 0, 0, 0
+	if release {
+		h.far = nil
+	}
+}
