@@ -94,7 +94,7 @@
 // does not cover, earlier ones included, go to the heap as before, so a
 // workload whose scale changes after the ring starts loses only the ring's
 // gain. The ring's parameters hold until the heap empties or is cleared.
-// Its buckets are chunks of 32 slots from one arena that the heap keeps
+// Its buckets are chunks of 16 slots from one arena that the heap keeps
 // until then, so it allocates nothing once grown.
 //
 // # Sorted runs

@@ -25,7 +25,7 @@ import (
 // nothing once grown.
 const (
 	farBuckets = 256
-	farChunk   = 32
+	farChunk   = 16
 	// farShiftMax bounds the bucket width at 2^50 ns (13 days), so the ring
 	// (2^58 ns) and the bucket ends stay clear of int64 overflow.
 	farShiftMax = 50
