@@ -8,9 +8,11 @@ import (
 // The far ring keeps entries re-keyed well past the heap's earliest
 // deadlines out of the heap, in buckets by deadline, so the re-key of an
 // interval in a long drain is an append instead of a sift through a large
-// heap whose slots miss the cache. A bucket enters the heap, one push per
-// entry, when the heap runs out of entries due before it: each entry is
-// moved twice, and the heap holds only the next bucket's worth.
+// heap whose slots miss the cache. When nothing outside the ring is due
+// before the first bucket, that bucket comes out (spill): sorted into the
+// run when there is none, so its entries are taken and re-keyed into the
+// ring again without a sift, else pushed into the heap. Each entry is moved
+// twice, and only the next bucket's worth is ever sorted or sifted.
 //
 // The ring has farBuckets buckets of 2^shift ns. Bucket b covers
 // [base + b*2^shift, base + (b+1)*2^shift) relative to the first one, and
@@ -19,7 +21,7 @@ import (
 // run hold everything before base, and the smallest of them is the
 // queue's smallest as long as it is before base (see Heap.top).
 //
-// A bucket is a list of chunks of farChunk slots, newest last, drawn from
+// A bucket is a list of chunks of farChunk slots, newest first, drawn from
 // one arena and returned to its free list when emptied, so the ring grows
 // with the entries it holds, not with its widest bucket, and allocates
 // nothing once grown.
@@ -232,11 +234,10 @@ func (h *Heap[V]) farEach(fn func(e *slot[V]) bool) bool {
 	return true
 }
 
-// farReset forgets the ring: its parameters are chosen again when it next
-// starts. It keeps the arena unless the heap releases its tables.
-func (h *Heap[V]) farReset(release bool) {
-	h.farOn, h.farN, h.farBase, h.farShift, h.farMax = false, 0, 0, 0, 0
-	if release {
-		h.far = nil
-	}
+// farReset forgets the ring of an emptied or cleared heap, arena included:
+// the next Update to a later key in a large heap may start it again, with
+// parameters chosen then.
+func (h *Heap[V]) farReset() {
+	h.far = nil
+	h.farOn, h.farTried, h.farN, h.farBase, h.farShift, h.farMax = false, false, 0, 0, 0, 0
 }

@@ -457,28 +457,25 @@ func (h *Heap[V]) farStarted(when int64) bool {
 	return h.farFits(when)
 }
 
-// cutHeap takes slot i out of the heap, fills the hole with the last slot
-// and returns what it held. The ID is not released.
-func (h *Heap[V]) cutHeap(i int) slot[V] {
-	e := h.s[i]
+// cutHeap takes slot i out of the heap and fills the hole with the last
+// slot. The ID is not released.
+func (h *Heap[V]) cutHeap(i int) {
 	f := h.dropLast()
 	if i == len(h.s) {
-		return e
+		return
 	}
 	if p := (i - 1) >> 2; i > 0 && before(f.when, f.seq, h.s[p].when, h.s[p].seq) {
 		h.up(i, f)
 	} else {
 		h.up(h.descend(i), f) // f sorts after i's parent: it stays at or below i
 	}
-	return e
 }
 
 // Clear takes every entry out in O(n) and releases every ID: the next Push
 // starts again from ID 0. A slot array larger than the NewHeap capacity (or
 // 64 slots) is released, as is the ID table.
 func (h *Heap[V]) Clear() {
-	h.farReset(true)
-	h.farTried = false
+	h.farReset()
 	h.run = run[V]{}
 	h.hot, h.hasHot = slot[V]{}, false
 	h.pos, h.free = nil, 0
@@ -545,8 +542,7 @@ func (h *Heap[V]) afterRemove() {
 //go:noinline
 func (h *Heap[V]) reset() {
 	h.run = run[V]{}
-	h.farReset(true)
-	h.farTried = false
+	h.farReset()
 	if cap(h.pos) > max(h.floor, shrinkFloor) {
 		h.pos = nil
 	} else {

@@ -594,7 +594,7 @@ func checkFar[V comparable](t tb, h *Heap[V], mark func(ID, string)) {
 	}
 	r := h.far
 	w := uint64(1) << h.farShift
-	if h.farShift > farShiftMax || uint64(h.farBase)%w != 0 && h.farBase >= 0 {
+	if h.farShift > farShiftMax || h.farBase&int64(w-1) != 0 {
 		t.Fatalf("ring base %d, shift %d", h.farBase, h.farShift)
 	}
 	used := make([]bool, len(r.chunks))
