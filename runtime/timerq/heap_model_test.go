@@ -345,19 +345,25 @@ func checkHeap[V comparable](t tb, h *Heap[V]) {
 		t.Fatalf("Len() = %d, heap %d + run %d + far %d + hot %v", h.Len(), len(h.s), h.run.live, h.farN, h.hasHot)
 	}
 	seen := make([]bool, len(h.pos))
-	mark := func(id ID, where string) {
+	// mark runs for every entry at every step: it formats where, and walks
+	// the stack for t.Helper, only on failure.
+	mark := func(id ID, where string, i int) {
+		if id >= 0 && int(id) < len(h.pos) && !seen[id] {
+			seen[id] = true
+			return
+		}
 		t.Helper()
+		if i >= 0 {
+			where = fmt.Sprint(where, " ", i)
+		}
 		if id < 0 || int(id) >= len(h.pos) {
 			t.Fatalf("%s holds #%d, outside the ID table of %d", where, id, len(h.pos))
 		}
-		if seen[id] {
-			t.Fatalf("%s holds #%d, which is queued twice", where, id)
-		}
-		seen[id] = true
+		t.Fatalf("%s holds #%d, which is queued twice", where, id)
 	}
 	s := h.s
 	for i, e := range s {
-		mark(e.id, fmt.Sprint("slot ", i))
+		mark(e.id, "slot", i)
 		if p := h.pos[e.id]; p != int32(i+1) {
 			t.Fatalf("slot %d holds #%d, whose pos is %d", i, e.id, p)
 		}
@@ -372,7 +378,7 @@ func checkHeap[V comparable](t tb, h *Heap[V]) {
 	}
 
 	if h.hasHot {
-		mark(h.hot.id, "the hot entry")
+		mark(h.hot.id, "the hot entry", -1)
 		if p := h.pos[h.hot.id]; p != hotPos {
 			t.Fatalf("the hot entry is #%d, whose pos is %d", h.hot.id, p)
 		}
@@ -401,7 +407,7 @@ func checkHeap[V comparable](t tb, h *Heap[V]) {
 			t.Fatalf("run slot %d, before head %d, holds #%d", i, r.head, e.id)
 		}
 		live++
-		mark(e.id, fmt.Sprint("run slot ", i))
+		mark(e.id, "run slot", i)
 		if p := h.pos[e.id]; p != int32(hotPos+1+i) {
 			t.Fatalf("run slot %d holds #%d, whose pos is %d", i, e.id, p)
 		}
@@ -584,7 +590,7 @@ func FuzzHeap(f *testing.F) {
 // are full except each bucket's newest, and unused slots hold nothing; the
 // free chunks and the buckets' chunks are the whole arena; an unstarted or
 // empty heap has no ring.
-func checkFar[V comparable](t tb, h *Heap[V], mark func(ID, string)) {
+func checkFar[V comparable](t tb, h *Heap[V], mark func(ID, string, int)) {
 	t.Helper()
 	if !h.farOn {
 		if h.farN != 0 || h.far != nil && len(h.pos) == 0 {
@@ -619,7 +625,7 @@ func checkFar[V comparable](t tb, h *Heap[V], mark func(ID, string)) {
 					continue
 				}
 				count++
-				mark(e.id, fmt.Sprintf("bucket %d chunk %d slot %d", b, c, i))
+				mark(e.id, "far bucket", b)
 				if p := h.pos[e.id]; p != farPos(c, int32(i)) {
 					t.Fatalf("far #%d in chunk %d slot %d has pos %d", e.id, c, i, p)
 				}
