@@ -64,6 +64,9 @@
 //	Peek, Get, Len              O(1)
 //	Clear, Each                 O(n)
 //
+// A Peek or Pop that takes a bucket of k entries out of the far ring (see
+// below) also sorts them, in O(k) amortized over the k pops that follow.
+//
 // Remove takes the entry out at once and zeroes the vacated slot, so the
 // garbage collector can free a cancelled value immediately: there are no
 // tombstones and no lazy deletion. Memory follows pending work, not

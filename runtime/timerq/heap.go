@@ -244,7 +244,8 @@ func (h *Heap[V]) at(p int32) *slot[V] {
 }
 
 // Peek returns the entry with the smallest key, leaving it queued. ok is
-// false, and the other results are zero, if h is empty.
+// false, and the other results are zero, if h is empty. It may first take
+// the far ring's next bucket out (see the package doc).
 func (h *Heap[V]) Peek() (id ID, when int64, seq uint64, v V, ok bool) {
 	if !h.hasHot {
 		// Only the heap, or only the run, holds entries outside the ring:
