@@ -94,9 +94,11 @@
 //
 // Nothing observable changes: order, IDs, Get, Remove (O(1) in a bucket),
 // Update, Each and Len treat ring entries like any other. Deadlines the ring
-// does not cover, earlier ones included, go to the heap as before, so a
-// workload whose scale changes after the ring starts loses only the ring's
-// gain. The ring's parameters hold until the heap empties or is cleared.
+// does not cover, earlier ones included, go to the heap as before. While
+// the ring holds entries its parameters hold; once it is empty and as many
+// later deadlines as the heap holds have missed it, it starts again, sized
+// to the deadlines queued then, so a workload whose time scale changes gets
+// a ring of its new scale.
 // Its buckets are chunks of 16 slots from one arena that the heap keeps
 // until then, so it allocates nothing once grown.
 //

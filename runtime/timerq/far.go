@@ -72,9 +72,7 @@ func farAt(p int32) (c, off int32) {
 // farStart turns the ring on, if the heap's spread allows, with buckets
 // sized so that the ring spans about twice the keys now in the heap: the
 // root's key to the largest of the last leaves, a sample of the largest.
-// It is out of line: it runs once per heap life.
-//
-//go:noinline
+// The ring must be empty.
 func (h *Heap[V]) farStart() {
 	s := h.s
 	lo, hi := s[0].when, s[0].when
@@ -82,6 +80,7 @@ func (h *Heap[V]) farStart() {
 		hi = max(hi, s[i].when)
 	}
 	spread := uint64(hi) - uint64(lo) // hi >= lo
+	h.farOn = false
 	if hi <= lo || spread > math.MaxInt64 {
 		return
 	}
@@ -198,6 +197,7 @@ func (h *Heap[V]) spill() {
 	}
 	r.tail[b] = -1
 	h.farBase += w
+	h.farMiss = 1 // the ring is in use: count its misses afresh
 	if !toRun {
 		return
 	}
@@ -239,5 +239,28 @@ func (h *Heap[V]) farEach(fn func(e *slot[V]) bool) bool {
 // parameters chosen then.
 func (h *Heap[V]) farReset() {
 	h.far = nil
-	h.farOn, h.farTried, h.farN, h.farBase, h.farShift, h.farMax = false, false, 0, 0, 0, 0
+	h.farOn, h.farMiss, h.farN, h.farBase, h.farShift, h.farMax = false, 0, 0, 0, 0, 0
+}
+
+// farTune is Update's way into the ring for a later deadline the ring does
+// not take, in a heap of farMin entries or more. The first such Update
+// starts the ring. Later, while the ring is empty, they are counted, and
+// once as many as the heap holds have missed it, the deadlines have moved
+// out of its window: it starts again with parameters chosen from the heap
+// as it is then. A ring with entries keeps its parameters. It reports
+// whether when belongs in the ring. It is out of line: Update calls it
+// only for a deadline the ring does not take.
+//
+//go:noinline
+func (h *Heap[V]) farTune(when int64) bool {
+	if h.farN > 0 {
+		return false
+	}
+	if h.farMiss > 0 && h.farMiss < len(h.s) {
+		h.farMiss++
+		return false
+	}
+	h.farMiss = 1
+	h.farStart()
+	return h.farFits(when)
 }

@@ -32,7 +32,7 @@ type Heap[V any] struct {
 	farMax   int64 // the last deadline the ring takes
 	farShift uint  // log2 of the bucket width in ns
 	farOn    bool  // the ring is started: farBase, farMax and farShift are set
-	farTried bool  // farStart ran: it is not tried again until the heap empties
+	farMiss  int   // see farTune
 }
 
 // slot keeps the key next to the value and the ID, so sift compares never
@@ -416,7 +416,7 @@ func (h *Heap[V]) Update(id ID, when int64, seq uint64) bool {
 		switch {
 		case before(when, seq, h.s[i].when, h.s[i].seq):
 			h.up(i, e)
-		case h.farFits(when) || !h.farTried && len(h.s) >= farMin && h.farStarted(when):
+		case h.farFits(when) || len(h.s) >= farMin && h.farTune(when):
 			// Far past the heap's earliest: into the ring.
 			h.cutHeap(i)
 			h.farAdd(e)
@@ -451,12 +451,6 @@ func (h *Heap[V]) Update(id ID, when int64, seq uint64) bool {
 	return true
 }
 
-// farStarted starts the far ring and reports whether when belongs in it.
-func (h *Heap[V]) farStarted(when int64) bool {
-	h.farTried = true
-	h.farStart()
-	return h.farFits(when)
-}
 
 // cutHeap takes slot i out of the heap and fills the hole with the last
 // slot. The ID is not released.

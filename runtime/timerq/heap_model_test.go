@@ -715,3 +715,32 @@ func TestFarRingModel(t *testing.T) {
 		})
 	}
 }
+
+// The far ring's parameters follow the deadlines: a ring started on keys a
+// few ns apart misses re-keys a second ahead, and once the heap's worth of
+// them have missed it while it is empty, it starts again with buckets wide
+// enough to take them.
+func TestFarRingRetunes(t *testing.T) {
+	defer withFarMin(64)()
+	hs := newHarness(t, -1)
+	for i := range 500 {
+		hs.push(int64(i), uint64(i))
+	}
+	hs.rekeyTop(400) // starts the ring: the heap spans 500 ns
+	hs.check()
+	if !hs.h.farOn || hs.h.farShift > 3 {
+		t.Fatalf("ring on %v with buckets of 2^%d ns, want a few ns", hs.h.farOn, hs.h.farShift)
+	}
+	narrow := hs.h.farShift
+	for range 2000 {
+		hs.rekeyTop(1e9 + int64(len(hs.model)))
+	}
+	hs.check()
+	if hs.h.farShift <= narrow || hs.h.farN == 0 {
+		t.Fatalf("after 2000 re-keys a second ahead: buckets of 2^%d ns, %d entries in the ring", hs.h.farShift, hs.h.farN)
+	}
+	for len(hs.model) > 0 {
+		hs.pop()
+	}
+	hs.check()
+}
