@@ -451,7 +451,6 @@ func (h *Heap[V]) Update(id ID, when int64, seq uint64) bool {
 	return true
 }
 
-
 // cutHeap takes slot i out of the heap and fills the hole with the last
 // slot. The ID is not released.
 func (h *Heap[V]) cutHeap(i int) {
