@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
-	goruntime "runtime"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing/synctest"
@@ -65,13 +65,13 @@ func (c *RealClock) Stop() { close(c.req) }
 // measure times f on the real clock and counts its allocations. The GC
 // before it collects setup garbage.
 func measure(clock *RealClock, ops int, f func()) Measured {
-	var m0, m1 goruntime.MemStats
-	goruntime.GC()
-	goruntime.ReadMemStats(&m0)
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
 	t0 := clock.Now()
 	f()
 	t1 := clock.Now()
-	goruntime.ReadMemStats(&m1)
+	runtime.ReadMemStats(&m1)
 	return Measured{Ops: ops, Elapsed: t1.Sub(t0), Allocs: m1.Mallocs - m0.Mallocs, Bytes: m1.TotalAlloc - m0.TotalAlloc}
 }
 

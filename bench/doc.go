@@ -19,7 +19,7 @@
 // benchmarks check (a correctness check, not a timing):
 //
 //	metronome-lua       w1.lua through lua.NewState and runtime-scheduler
-//	metronome-go        the scene on runtime.Scheduler with Go callbacks
+//	metronome-go        the scene on sched.Scheduler with Go callbacks
 //	pure-lua-heap       w1_pure_lua.lua: a binary-heap scheduler in Lua,
 //	                    same scene, run in gopher-lua
 //	go-container-heap   the scene on [HeapScheduler] (container/heap)

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"math"
 
-	glua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua"
 
-	"github.com/metronome-rt/metronome/lua"
-	"github.com/metronome-rt/metronome/runtime"
+	"github.com/metronome-rt/metronome/lua/scripting"
+	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -75,12 +75,12 @@ func W1ExpectedFires(n int, hours float64) int64 {
 	return total
 }
 
-// RunW1MetronomeGo runs scene W1 on runtime.Scheduler with Go callbacks
+// RunW1MetronomeGo runs scene W1 on sched.Scheduler with Go callbacks
 // and returns the fire count.
 func RunW1MetronomeGo(n int, hours float64) (int64, error) {
-	s := runtime.New(temporal.Fixed(temporal.FromUnixNano(0)))
+	s := sched.New(temporal.Fixed(temporal.FromUnixNano(0)))
 	var fires int64
-	cb := runtime.Func(func() error { fires++; return nil })
+	cb := sched.Func(func() error { fires++; return nil })
 	for _, iv := range W1Scene(n) {
 		period := temporal.Duration(iv.Period) * temporal.Millisecond
 		_, err := s.ScheduleOnce(temporal.Duration(iv.Phase)*temporal.Millisecond, func() error {
@@ -114,19 +114,19 @@ func RunW1ContainerHeap(n int, hours float64) int64 {
 }
 
 // RunW1Lua runs a W1 script (W1Script or W1PureLuaScript) with arguments
-// n and hours in a state from lua.NewState, and returns the fire count the
+// n and hours in a state from scripting.NewState, and returns the fire count the
 // script prints.
 func RunW1Lua(script []byte, chunkname string, n int, hours float64) (int64, error) {
 	var out bytes.Buffer
-	L := lua.NewState(lua.Options{Stdout: &out})
+	L := scripting.NewState(scripting.Options{Stdout: &out})
 	defer L.Close()
 	fn, err := L.Load(bytes.NewReader(script), chunkname)
 	if err != nil {
 		return 0, err
 	}
 	L.Push(fn)
-	L.Push(glua.LString(fmt.Sprint(n)))
-	L.Push(glua.LString(fmt.Sprint(hours)))
+	L.Push(lua.LString(fmt.Sprint(n)))
+	L.Push(lua.LString(fmt.Sprint(hours)))
 	if err := L.PCall(2, 0, nil); err != nil {
 		return 0, err
 	}

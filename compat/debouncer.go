@@ -1,7 +1,7 @@
 package compat
 
 import (
-	"github.com/metronome-rt/metronome/runtime"
+	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -12,20 +12,20 @@ type Debouncer struct {
 	delay temporal.Duration
 	fn    func(args []any) error
 	args  []any
-	h     runtime.Handle
-	opts  []runtime.JobOption
+	h     sched.Handle
+	opts  []sched.JobOption
 }
 
 // Debouncer returns a debouncer that calls fn delayMs milliseconds after the
 // latest Call. delayMs must be finite and >= 0.
-func (t *Timers) Debouncer(delayMs float64, fn func(args []any) error, opts ...runtime.JobOption) (*Debouncer, error) {
+func (t *Timers) Debouncer(delayMs float64, fn func(args []any) error, opts ...sched.JobOption) (*Debouncer, error) {
 	const name = "Debouncer"
 	d, err := delay(name, delayMs)
 	if err != nil {
 		return nil, err
 	}
 	if fn == nil {
-		return nil, &runtime.OptionError{Func: name, Key: "callback", Want: "a function", Got: "nil"}
+		return nil, &sched.OptionError{Func: name, Key: "callback", Want: "a function", Got: "nil"}
 	}
 	return &Debouncer{t: t, delay: d, fn: fn, opts: opts}, nil
 }
@@ -54,7 +54,7 @@ func (d *Debouncer) Pending() bool { return d.h.Active() }
 func (d *Debouncer) Cancel() bool {
 	was := d.h.Active()
 	d.h.Cancel()
-	d.h, d.args = runtime.Handle{}, nil
+	d.h, d.args = sched.Handle{}, nil
 	return was
 }
 
@@ -72,6 +72,6 @@ func (d *Debouncer) Flush() error {
 
 func (d *Debouncer) fire() error {
 	args := d.args
-	d.h, d.args = runtime.Handle{}, nil
+	d.h, d.args = sched.Handle{}, nil
 	return d.fn(args)
 }

@@ -3,14 +3,14 @@ package compat
 import (
 	"testing"
 
-	"github.com/metronome-rt/metronome/runtime"
+	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
 // A debouncer holds its arguments only while a call is pending: bounded
 // resources, not history.
 func TestDebouncerReleasesArguments(t *testing.T) {
-	s := runtime.New(temporal.Fixed(temporal.FromUnixNano(0)))
+	s := sched.New(temporal.Fixed(temporal.FromUnixNano(0)))
 	tm := New(s)
 	d, err := tm.Debouncer(1, func([]any) error { return nil })
 	if err != nil {

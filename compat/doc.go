@@ -6,7 +6,7 @@
 // Every millisecond argument is converted once, here, with
 // temporal.DurationFromMillis (the float's exact value rounded to the
 // nearest nanosecond, ties away from zero), and the work is done by the
-// typed runtime.Scheduler. No millisecond alias reaches the typed API:
+// typed sched.Scheduler. No millisecond alias reaches the typed API:
 //
 //	Timeout(16.6, f)     a one-shot due 16_600_000 ns after Now
 //	Interval(0.1, f)     every 100_000 ns
@@ -14,13 +14,13 @@
 //
 // A delay must be a finite number >= 0; an interval a finite number > 0
 // that is at least half a nanosecond (5e-7 ms). NaN, ±Inf, negatives and
-// values beyond int64 nanoseconds are a *runtime.OptionError naming the
+// values beyond int64 nanoseconds are a *sched.OptionError naming the
 // function and the key ("Timeout: delay-ms: want a finite number >= 0, got
 // NaN") and change nothing.
 //
 // # One timeline
 //
-// Timers is a runtime.Group of the scheduler given to New: its timers run
+// Timers is a sched.Group of the scheduler given to New: its timers run
 // in the scheduler's (deadline, creation) order together with every other
 // job there, and move only when that scheduler's time does. Given a host's
 // scheduler (hostservices.Host.Scheduler), they follow the host: a paused

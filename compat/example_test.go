@@ -4,14 +4,14 @@ import (
 	"fmt"
 
 	"github.com/metronome-rt/metronome/compat"
-	"github.com/metronome-rt/metronome/runtime"
+	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
 // A debouncer fires once, delay-ms after the latest call, with that call's
 // arguments.
 func ExampleTimers_Debouncer() {
-	s := runtime.New(temporal.Fixed(temporal.FromUnixNano(0)))
+	s := sched.New(temporal.Fixed(temporal.FromUnixNano(0)))
 	timers := compat.New(s)
 	d, _ := timers.Debouncer(100, func(args []any) error {
 		fmt.Println("search for", args[0], "at", s.Elapsed().DecimalSeconds())

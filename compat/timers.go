@@ -4,7 +4,7 @@ import (
 	"errors"
 	"math"
 
-	"github.com/metronome-rt/metronome/runtime"
+	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -14,20 +14,20 @@ const GroupName = "runtime-timers"
 // Timers schedules millisecond timers as typed jobs of one group. The zero
 // value is not usable; call New.
 type Timers struct {
-	g *runtime.Group
+	g *sched.Group
 }
 
 // New returns timers that live on s, in a group of their own.
-func New(s *runtime.Scheduler) *Timers {
+func New(s *sched.Scheduler) *Timers {
 	return &Timers{g: s.NewGroup(GroupName)}
 }
 
 // Group returns the group that holds the timers.
-func (t *Timers) Group() *runtime.Group { return t.g }
+func (t *Timers) Group() *sched.Group { return t.g }
 
 // List returns the pending timers (Debouncers' pending calls included) in
 // due order.
-func (t *Timers) List() []runtime.JobInfo { return t.g.List() }
+func (t *Timers) List() []sched.JobInfo { return t.g.List() }
 
 // Count returns the number of pending timers.
 func (t *Timers) Count() int { return t.g.Count() }
@@ -40,14 +40,14 @@ func (t *Timers) Clear() error { return t.g.Clear() }
 // Timeout runs fn once, delayMs milliseconds after the scheduler's Now.
 // delayMs must be finite and >= 0; 0 is due at Now, so the next call that
 // moves time runs it.
-func (t *Timers) Timeout(delayMs float64, fn runtime.Func, opts ...runtime.JobOption) (runtime.Handle, error) {
+func (t *Timers) Timeout(delayMs float64, fn sched.Func, opts ...sched.JobOption) (sched.Handle, error) {
 	const name, key = "Timeout", "delay-ms"
 	d, err := delay(name, delayMs)
 	if err != nil {
-		return runtime.Handle{}, err
+		return sched.Handle{}, err
 	}
 	if fn == nil {
-		return runtime.Handle{}, &runtime.OptionError{Func: name, Key: "callback", Want: "a function", Got: "nil"}
+		return sched.Handle{}, &sched.OptionError{Func: name, Key: "callback", Want: "a function", Got: "nil"}
 	}
 	h, err := t.g.ScheduleOnce(d, fn, opts...)
 	return h, rename(err, name, key, delayMs)
@@ -57,21 +57,21 @@ func (t *Timers) Timeout(delayMs float64, fn runtime.Func, opts ...runtime.JobOp
 // scheduler's Now. Within one call that moves time it fires once for each
 // period that call passes. intervalMs must be finite, > 0, and not round to
 // 0 ns.
-func (t *Timers) Interval(intervalMs float64, fn runtime.Func, opts ...runtime.JobOption) (runtime.Handle, error) {
+func (t *Timers) Interval(intervalMs float64, fn sched.Func, opts ...sched.JobOption) (sched.Handle, error) {
 	const name, key = "Interval", "interval-ms"
 	want := "a finite number > 0"
 	if math.IsNaN(intervalMs) || math.IsInf(intervalMs, 0) || intervalMs <= 0 {
-		return runtime.Handle{}, &runtime.OptionError{Func: name, Key: key, Want: want, Got: intervalMs}
+		return sched.Handle{}, &sched.OptionError{Func: name, Key: key, Want: want, Got: intervalMs}
 	}
 	d, err := temporal.DurationFromMillis(intervalMs)
 	if err != nil {
-		return runtime.Handle{}, &runtime.OptionError{Func: name, Key: key, Want: want + " within int64 nanoseconds", Got: intervalMs}
+		return sched.Handle{}, &sched.OptionError{Func: name, Key: key, Want: want + " within int64 nanoseconds", Got: intervalMs}
 	}
 	if d == 0 {
-		return runtime.Handle{}, &runtime.OptionError{Func: name, Key: key, Want: want + " that rounds to at least 1 ns", Got: intervalMs}
+		return sched.Handle{}, &sched.OptionError{Func: name, Key: key, Want: want + " that rounds to at least 1 ns", Got: intervalMs}
 	}
 	if fn == nil {
-		return runtime.Handle{}, &runtime.OptionError{Func: name, Key: "callback", Want: "a function", Got: "nil"}
+		return sched.Handle{}, &sched.OptionError{Func: name, Key: "callback", Want: "a function", Got: "nil"}
 	}
 	h, err := t.g.ScheduleEvery(d, fn, opts...)
 	return h, rename(err, name, key, intervalMs)
@@ -82,11 +82,11 @@ func (t *Timers) Interval(intervalMs float64, fn runtime.Func, opts ...runtime.J
 func delay(name string, ms float64) (temporal.Duration, error) {
 	const key, want = "delay-ms", "a finite number >= 0"
 	if math.IsNaN(ms) || math.IsInf(ms, 0) || ms < 0 {
-		return 0, &runtime.OptionError{Func: name, Key: key, Want: want, Got: ms}
+		return 0, &sched.OptionError{Func: name, Key: key, Want: want, Got: ms}
 	}
 	d, err := temporal.DurationFromMillis(ms)
 	if err != nil {
-		return 0, &runtime.OptionError{Func: name, Key: key, Want: want + " within int64 nanoseconds", Got: ms}
+		return 0, &sched.OptionError{Func: name, Key: key, Want: want + " within int64 nanoseconds", Got: ms}
 	}
 	return d, nil
 }
@@ -94,9 +94,9 @@ func delay(name string, ms float64) (temporal.Duration, error) {
 // rename reports the scheduler's option errors (a deadline past int64
 // nanoseconds) in this layer's terms: the function and the millisecond key.
 func rename(err error, name, key string, ms float64) error {
-	var oe *runtime.OptionError
+	var oe *sched.OptionError
 	if errors.As(err, &oe) && (oe.Key == "delay" || oe.Key == "interval") {
-		return &runtime.OptionError{Func: name, Key: key, Want: oe.Want, Got: ms}
+		return &sched.OptionError{Func: name, Key: key, Want: oe.Want, Got: ms}
 	}
 	return err
 }

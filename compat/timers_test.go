@@ -11,7 +11,7 @@ import (
 
 	"github.com/metronome-rt/metronome/compat"
 	"github.com/metronome-rt/metronome/hostservices"
-	"github.com/metronome-rt/metronome/runtime"
+	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -24,17 +24,17 @@ var epoch = temporal.FromUnixNano(946684800 * 1e9) // 2000-01-01T00:00:00Z
 
 type rig struct {
 	t   *testing.T
-	s   *runtime.Scheduler
+	s   *sched.Scheduler
 	tm  *compat.Timers
 	log []string
 }
 
 func newRig(t *testing.T) *rig {
-	s := runtime.New(temporal.Fixed(epoch))
+	s := sched.New(temporal.Fixed(epoch))
 	return &rig{t: t, s: s, tm: compat.New(s)}
 }
 
-func (r *rig) cb(name string) runtime.Func {
+func (r *rig) cb(name string) sched.Func {
 	return func() error { r.log = append(r.log, name+"@"+r.s.Elapsed().DecimalSeconds()); return nil }
 }
 
@@ -51,7 +51,7 @@ func (r *rig) advance(d temporal.Duration, want ...string) {
 }
 
 // ok and deb fail the test on an error and return the value.
-func (r *rig) ok(h runtime.Handle, err error) runtime.Handle {
+func (r *rig) ok(h sched.Handle, err error) sched.Handle {
 	r.t.Helper()
 	if err != nil {
 		r.t.Fatal(err)
@@ -238,7 +238,7 @@ func TestMillisecondsConvertToExactNanosecondsAtTheBoundary(t *testing.T) {
 		}
 	}
 	r.ok(r.tm.Interval(16.6, r.cb("i")))
-	if l := r.tm.List(); l[0].Interval != 16_600_000 || l[0].Kind != runtime.KindEvery {
+	if l := r.tm.List(); l[0].Interval != 16_600_000 || l[0].Kind != sched.KindEvery {
 		t.Fatalf("interval %+v, want every 16.6 ms exactly", l[0])
 	}
 	// Exact repeats: 60 periods of 16.6 ms are exactly 996 ms, no drift.
@@ -256,14 +256,14 @@ func TestTimersDelegateToTheHostsTypedScheduler(t *testing.T) {
 	h := hostservices.New(temporal.Fixed(epoch))
 	tm := compat.New(h.Scheduler())
 	var log []string
-	note := func(n string) runtime.Func {
+	note := func(n string) sched.Func {
 		return func() error { log = append(log, n+"@"+h.Scheduler().Elapsed().DecimalSeconds()); return nil }
 	}
 	r := &rig{t: t}
 	r.ok(tm.Timeout(10, note("t10")))
 	r.ok(h.ScheduleOnce(10*ms, note("h10")))
 	r.ok(tm.Interval(5, note("i5")))
-	if l := tm.List(); len(l) != 2 || l[0].Group != compat.GroupName || l[0].Kind != runtime.KindEvery || l[1].Kind != runtime.KindOnce {
+	if l := tm.List(); len(l) != 2 || l[0].Group != compat.GroupName || l[0].Kind != sched.KindEvery || l[1].Kind != sched.KindOnce {
 		t.Fatalf("compat jobs %+v, want typed every and once jobs in group %q", l, compat.GroupName)
 	}
 	if h.Jobs().Count() != 1 || h.Scheduler().Count() != 3 {
@@ -289,8 +289,8 @@ func TestTimersDelegateToTheHostsTypedScheduler(t *testing.T) {
 func TestTypedAPIHasNoMillisecondAliases(t *testing.T) {
 	dur := reflect.TypeFor[temporal.Duration]()
 	for _, typ := range []reflect.Type{
-		reflect.TypeFor[*runtime.Scheduler](),
-		reflect.TypeFor[*runtime.Group](),
+		reflect.TypeFor[*sched.Scheduler](),
+		reflect.TypeFor[*sched.Group](),
 		reflect.TypeFor[*hostservices.Host](),
 	} {
 		for i := range typ.NumMethod() {
@@ -299,7 +299,7 @@ func TestTypedAPIHasNoMillisecondAliases(t *testing.T) {
 				continue
 			}
 			if m.Name == "ScheduleRecurrence" {
-				continue // takes a runtime.Recurrence: no length of time at all
+				continue // takes a sched.Recurrence: no length of time at all
 			}
 			if in := m.Type.In(1); in != dur {
 				t.Errorf("%v.%s takes %v, want temporal.Duration", typ, m.Name, in)
@@ -350,7 +350,7 @@ func TestBadMillisecondsAreErrorsThatChangeNothing(t *testing.T) {
 		{func() error { _, err := r.tm.Debouncer(1, nil); return err }, "Debouncer: callback: want a function, got nil"},
 	} {
 		err := c.call()
-		var oe *runtime.OptionError
+		var oe *sched.OptionError
 		if !errors.As(err, &oe) || err.Error() != c.want {
 			t.Errorf("error %v\nwant %s", err, c.want)
 		}
@@ -364,7 +364,7 @@ func TestBadMillisecondsAreErrorsThatChangeNothing(t *testing.T) {
 }
 
 func TestDeadlinePastInt64IsAnErrorNamingTheMillisecondKey(t *testing.T) {
-	s := runtime.New(temporal.Fixed(temporal.FromUnixNano(0)))
+	s := sched.New(temporal.Fixed(temporal.FromUnixNano(0)))
 	r := &rig{t: t, s: s, tm: compat.New(s)}
 	if err := r.s.Advance(temporal.Duration(math.MaxInt64 - int64(ms))); err != nil {
 		t.Fatal(err)
@@ -385,10 +385,10 @@ func TestDeadlinePastInt64IsAnErrorNamingTheMillisecondKey(t *testing.T) {
 func TestDroppedSchedulerRefusesNewTimers(t *testing.T) {
 	r := newRig(t)
 	r.s.Drop()
-	if _, err := r.tm.Timeout(1, r.cb("x")); !errors.Is(err, runtime.ErrDropped) {
+	if _, err := r.tm.Timeout(1, r.cb("x")); !errors.Is(err, sched.ErrDropped) {
 		t.Fatalf("Timeout after drop: %v", err)
 	}
-	if err := r.tm.Clear(); !errors.Is(err, runtime.ErrDropped) {
+	if err := r.tm.Clear(); !errors.Is(err, sched.ErrDropped) {
 		t.Fatalf("Clear after drop: %v", err)
 	}
 }

@@ -1,8 +1,8 @@
 // Package hostservices is a host: one typed scheduler and a registry of
 // update facets, moved together by the host's frame loop.
 //
-// A Host owns a private runtime.Scheduler (its epoch is the clock's Now at
-// New). Its own typed jobs live in one runtime.Group of that scheduler
+// A Host owns a private sched.Scheduler (its epoch is the clock's Now at
+// New). Its own typed jobs live in one sched.Group of that scheduler
 // (Jobs); a compatibility layer such as compat.Timers joins the same
 // timeline through a group of its own (compat.New(h.Scheduler())), so both
 // run in one (deadline, creation) order while each clears only its own.
@@ -46,14 +46,14 @@
 // # Errors
 //
 // Malformed deltas (NaN, ±Inf, negative, or too large for int64
-// nanoseconds) are a *runtime.OptionError naming the call and "delta-ms"
+// nanoseconds) are a *sched.OptionError naming the call and "delta-ms"
 // (or "duration"), and change nothing, paused or not. A job's error stops
 // the frame: the scheduler stays at that job's deadline (the rest of the
 // delta is not applied), no facet runs, and the error comes back wrapped in
-// a *runtime.JobError. A facet's error stops the frame too: the facets after
+// a *sched.JobError. A facet's error stops the frame too: the facets after
 // it do not run, and the error comes back in a *FacetError naming the facet.
 // Nothing is swallowed. Update or Step called from inside a job or facet of
-// the same host is an error wrapping runtime.ErrReentrant.
+// the same host is an error wrapping sched.ErrReentrant.
 //
 // # Concurrency
 //

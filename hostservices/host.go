@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/metronome-rt/metronome/runtime"
+	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -39,8 +39,8 @@ func (f FacetFunc) Update(deltaMs float64) error { return f(deltaMs) }
 // Host owns a typed scheduler and a facet registry. The zero value is not
 // usable; call New.
 type Host struct {
-	s      *runtime.Scheduler
-	jobs   *runtime.Group
+	s      *sched.Scheduler
+	jobs   *sched.Group
 	facets []*entry // registration order; removed entries are dropped at once
 	byName map[string]*entry
 	paused bool
@@ -80,7 +80,7 @@ func New(clock temporal.Clock) *Host {
 	if clock == nil {
 		panic("hostservices.New: nil clock")
 	}
-	s := runtime.New(clock)
+	s := sched.New(clock)
 	return &Host{s: s, jobs: s.NewGroup("app-host"), byName: map[string]*entry{}}
 }
 
@@ -88,26 +88,26 @@ func New(clock temporal.Clock) *Host {
 // Step move. Other layers add jobs to it through groups of their own
 // (compat.New(h.Scheduler())); moving its time directly (Advance, Update)
 // bypasses pause and facets.
-func (h *Host) Scheduler() *runtime.Scheduler { return h.s }
+func (h *Host) Scheduler() *sched.Scheduler { return h.s }
 
 // Jobs returns the group that holds the host's own typed jobs: what
 // ScheduleOnce, ScheduleEvery and ScheduleRecurrence add and Clear removes.
-func (h *Host) Jobs() *runtime.Group { return h.jobs }
+func (h *Host) Jobs() *sched.Group { return h.jobs }
 
-// ScheduleOnce runs fn once, delay after Now(); see runtime.Scheduler.
-func (h *Host) ScheduleOnce(delay temporal.Duration, fn runtime.Func, opts ...runtime.JobOption) (runtime.Handle, error) {
+// ScheduleOnce runs fn once, delay after Now(); see sched.Scheduler.
+func (h *Host) ScheduleOnce(delay temporal.Duration, fn sched.Func, opts ...sched.JobOption) (sched.Handle, error) {
 	return h.jobs.ScheduleOnce(delay, fn, opts...)
 }
 
 // ScheduleEvery runs fn every interval, first at Now()+interval; see
-// runtime.Scheduler.
-func (h *Host) ScheduleEvery(interval temporal.Duration, fn runtime.Func, opts ...runtime.JobOption) (runtime.Handle, error) {
+// sched.Scheduler.
+func (h *Host) ScheduleEvery(interval temporal.Duration, fn sched.Func, opts ...sched.JobOption) (sched.Handle, error) {
 	return h.jobs.ScheduleEvery(interval, fn, opts...)
 }
 
 // ScheduleRecurrence fires fn at each occurrence of r not before Now(); see
-// runtime.Scheduler.
-func (h *Host) ScheduleRecurrence(r runtime.Recurrence, fn runtime.RecurrenceFunc, opts ...runtime.JobOption) (runtime.Handle, error) {
+// sched.Scheduler.
+func (h *Host) ScheduleRecurrence(r sched.Recurrence, fn sched.RecurrenceFunc, opts ...sched.JobOption) (sched.Handle, error) {
 	return h.jobs.ScheduleRecurrence(r, fn, opts...)
 }
 
@@ -118,17 +118,17 @@ func (h *Host) Clear() error { return h.jobs.Clear() }
 
 // Register adds f under name, after the facets registered so far. A name
 // already taken is an error wrapping ErrNameTaken; an empty name or a nil f
-// is a *runtime.OptionError. Registered during a frame, f first runs in the
+// is a *sched.OptionError. Registered during a frame, f first runs in the
 // next frame.
 func (h *Host) Register(name string, f Facet) error {
 	if name == "" {
-		return &runtime.OptionError{Func: "register", Key: "name", Want: "a non-empty string", Got: `""`}
+		return &sched.OptionError{Func: "register", Key: "name", Want: "a non-empty string", Got: `""`}
 	}
 	if f == nil {
-		return &runtime.OptionError{Func: "register", Key: "facet", Want: "a facet", Got: "nil"}
+		return &sched.OptionError{Func: "register", Key: "facet", Want: "a facet", Got: "nil"}
 	}
 	if ff, ok := f.(FacetFunc); ok && ff == nil {
-		return &runtime.OptionError{Func: "register", Key: "facet", Want: "a facet", Got: "nil FacetFunc"}
+		return &sched.OptionError{Func: "register", Key: "facet", Want: "a facet", Got: "nil FacetFunc"}
 	}
 	if _, taken := h.byName[name]; taken {
 		return fmt.Errorf("register: facet %q: %w", name, ErrNameTaken)
@@ -229,27 +229,27 @@ func (h *Host) StepBy(d temporal.Duration) error {
 
 func (h *Host) millis(name string, ms float64) (temporal.Duration, error) {
 	if math.IsNaN(ms) || math.IsInf(ms, 0) || ms < 0 {
-		return 0, &runtime.OptionError{Func: name, Key: "delta-ms", Want: "a finite number of milliseconds >= 0", Got: ms}
+		return 0, &sched.OptionError{Func: name, Key: "delta-ms", Want: "a finite number of milliseconds >= 0", Got: ms}
 	}
 	d, err := temporal.DurationFromMillis(ms)
 	if err == nil {
 		err = h.checkDuration(name, d)
 	}
 	if err != nil {
-		return 0, &runtime.OptionError{Func: name, Key: "delta-ms", Want: "a finite number of milliseconds >= 0 that keeps the host's time within int64 nanoseconds", Got: ms}
+		return 0, &sched.OptionError{Func: name, Key: "delta-ms", Want: "a finite number of milliseconds >= 0 that keeps the host's time within int64 nanoseconds", Got: ms}
 	}
 	return d, nil
 }
 
 func (h *Host) checkDuration(name string, d temporal.Duration) error {
 	if d < 0 {
-		return &runtime.OptionError{Func: name, Key: "duration", Want: "a duration >= 0", Got: d}
+		return &sched.OptionError{Func: name, Key: "duration", Want: "a duration >= 0", Got: d}
 	}
 	// Both the elapsed time and the instant (epoch + elapsed) must stay
 	// within int64 nanoseconds, as the scheduler requires of deadlines.
 	used := int64(h.s.Elapsed()) + max(h.s.Epoch().UnixNano(), 0)
 	if int64(d) > math.MaxInt64-used {
-		return &runtime.OptionError{Func: name, Key: "duration", Want: "a duration that keeps the host's time within int64 nanoseconds", Got: d}
+		return &sched.OptionError{Func: name, Key: "duration", Want: "a duration that keeps the host's time within int64 nanoseconds", Got: d}
 	}
 	return nil
 }
@@ -257,10 +257,10 @@ func (h *Host) checkDuration(name string, d temporal.Duration) error {
 // frame advances the scheduler by d, then runs the facets listed now.
 func (h *Host) frame(name string, d temporal.Duration, deltaMs float64) error {
 	if h.busy || h.s.Running() {
-		return fmt.Errorf("%s: %w", name, runtime.ErrReentrant)
+		return fmt.Errorf("%s: %w", name, sched.ErrReentrant)
 	}
 	if h.s.Dropped() {
-		return fmt.Errorf("%s: %w", name, runtime.ErrDropped)
+		return fmt.Errorf("%s: %w", name, sched.ErrDropped)
 	}
 	h.busy = true
 	defer func() { h.busy = false }()

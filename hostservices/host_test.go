@@ -11,7 +11,7 @@ import (
 
 	"github.com/metronome-rt/metronome/compat"
 	"github.com/metronome-rt/metronome/hostservices"
-	"github.com/metronome-rt/metronome/runtime"
+	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -44,7 +44,7 @@ func (r *rig) elapsed() string {
 
 func (r *rig) note(name string) { r.log = append(r.log, name+"@"+r.elapsed()) }
 
-func (r *rig) cb(name string) runtime.Func {
+func (r *rig) cb(name string) sched.Func {
 	return func() error { r.note(name); return nil }
 }
 
@@ -56,7 +56,7 @@ func (r *rig) facet(name string) hostservices.FacetFunc {
 	}
 }
 
-func (r *rig) once(name string, d temporal.Duration) runtime.Handle {
+func (r *rig) once(name string, d temporal.Duration) sched.Handle {
 	r.t.Helper()
 	h, err := r.h.ScheduleOnce(d, r.cb(name))
 	if err != nil {
@@ -65,7 +65,7 @@ func (r *rig) once(name string, d temporal.Duration) runtime.Handle {
 	return h
 }
 
-func (r *rig) every(name string, d temporal.Duration) runtime.Handle {
+func (r *rig) every(name string, d temporal.Duration) sched.Handle {
 	r.t.Helper()
 	h, err := r.h.ScheduleEvery(d, r.cb(name))
 	if err != nil {
@@ -165,7 +165,7 @@ func TestTypedScheduleEveryDelegates(t *testing.T) {
 		{ms: 35, want: []string{"e@0.01s", "e@0.02s", "e@0.03s"}},
 		{ms: 5, want: []string{"e@0.04s"}},
 	})
-	if info := r.h.Jobs().List(); len(info) != 1 || info[0].Kind != runtime.KindEvery || info[0].Interval != 10*ms {
+	if info := r.h.Jobs().List(); len(info) != 1 || info[0].Kind != sched.KindEvery || info[0].Interval != 10*ms {
 		t.Fatalf("jobs %+v", info)
 	}
 }
@@ -180,7 +180,7 @@ func TestTypedScheduleRecurrenceDelegates(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	_, err = r.h.ScheduleRecurrence(runtime.Recurrence{Set: set, Zone: "UTC"}, func(o runtime.Occurrence) error {
+	_, err = r.h.ScheduleRecurrence(sched.Recurrence{Set: set, Zone: "UTC"}, func(o sched.Occurrence) error {
 		got = append(got, fmt.Sprintf("%d@%s", o.Index, r.elapsed()))
 		return nil
 	})
@@ -208,12 +208,12 @@ func TestTypedScheduleRefusesBadArgumentsAndChangesNothing(t *testing.T) {
 		{"nil once", func() error { _, err := r.h.ScheduleOnce(ms, nil); return err }, "schedule-once: callback: want a function"},
 		{"zero interval", func() error { _, err := r.h.ScheduleEvery(0, r.cb("x")); return err }, "schedule-every: interval: want a duration > 0, got PT0S"},
 		{"nil recurrence set", func() error {
-			_, err := r.h.ScheduleRecurrence(runtime.Recurrence{Zone: "UTC"}, func(runtime.Occurrence) error { return nil })
+			_, err := r.h.ScheduleRecurrence(sched.Recurrence{Zone: "UTC"}, func(sched.Occurrence) error { return nil })
 			return err
 		}, "schedule-recurrence: recurrence-set"},
 	} {
 		err := c.call()
-		var oe *runtime.OptionError
+		var oe *sched.OptionError
 		if !errors.As(err, &oe) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want an OptionError containing %q", c.name, err, c.want)
 		}
@@ -355,7 +355,7 @@ func TestHostStepCatchesUpEachMissedInterval(t *testing.T) {
 func TestHostJobsAndCompatTimersInterleaveByDeadlineThenCreation(t *testing.T) {
 	r := newRig(t)
 	tm := compat.New(r.h.Scheduler())
-	compatCb := func(name string) runtime.Func { return r.cb(name) }
+	compatCb := func(name string) sched.Func { return r.cb(name) }
 	must(tm.Timeout(10, compatCb("t10")))
 	r.once("h10", 10*ms)
 	must(tm.Interval(5, compatCb("i5")))
@@ -387,7 +387,7 @@ func TestJobErrorPropagatesOutOfUpdateAndStep(t *testing.T) {
 		} else {
 			err = r.h.Update(20)
 		}
-		var je *runtime.JobError
+		var je *sched.JobError
 		if !errors.Is(err, boom) || !errors.As(err, &je) {
 			t.Fatalf("step=%v: error %v, want the job's error in a JobError", step, err)
 		}
@@ -445,7 +445,7 @@ func TestRegisterRefusesEmptyNameAndNilFacet(t *testing.T) {
 		{"x", hostservices.FacetFunc(nil), "register: facet: want a facet, got nil FacetFunc"},
 	} {
 		err := r.h.Register(c.name, c.f)
-		var oe *runtime.OptionError
+		var oe *sched.OptionError
 		if !errors.As(err, &oe) || err.Error() != c.want {
 			t.Errorf("Register(%q, %v): %v, want %q", c.name, c.f, err, c.want)
 		}
@@ -602,7 +602,7 @@ func TestMalformedDeltaIsAnErrorAndChangesNothing(t *testing.T) {
 			{"step-by overflow", func() error { return r.h.StepBy(math.MaxInt64) }, "step-by: duration: want a duration that keeps the host's time within int64 nanoseconds"},
 		} {
 			err := c.call()
-			var oe *runtime.OptionError
+			var oe *sched.OptionError
 			if !errors.As(err, &oe) || !strings.HasPrefix(err.Error(), c.wants) {
 				t.Errorf("paused=%v %s: %v, want %q", paused, c.name, err, c.wants)
 			}
@@ -683,7 +683,7 @@ func TestUpdateFromInsideTheHostIsAnError(t *testing.T) {
 	if err := r.h.Update(1); err != nil {
 		t.Fatal(err)
 	}
-	if !errors.Is(inFacet, runtime.ErrReentrant) || !errors.Is(inJob, runtime.ErrReentrant) {
+	if !errors.Is(inFacet, sched.ErrReentrant) || !errors.Is(inJob, sched.ErrReentrant) {
 		t.Fatalf("facet: %v, job: %v; want ErrReentrant", inFacet, inJob)
 	}
 	r.elapsedIs(ms)
@@ -693,7 +693,7 @@ func TestDroppedSchedulerStopsTheHost(t *testing.T) {
 	r := newRig(t)
 	r.register("f", r.facet("f"))
 	r.h.Scheduler().Drop()
-	if err := r.h.Update(1); !errors.Is(err, runtime.ErrDropped) {
+	if err := r.h.Update(1); !errors.Is(err, sched.ErrDropped) {
 		t.Fatalf("update after drop: %v", err)
 	}
 	if got := r.take(); len(got) != 0 {
@@ -710,7 +710,7 @@ func TestNewPanicsOnNilClock(t *testing.T) {
 	hostservices.New(nil)
 }
 
-func must(_ runtime.Handle, err error) {
+func must(_ sched.Handle, err error) {
 	if err != nil {
 		panic(err)
 	}

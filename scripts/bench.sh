@@ -27,11 +27,11 @@ bench() { # bench PACKAGE REGEXP BENCHTIME
 }
 
 # Scheduler micro-benchmarks: metronome, container-heap, afterfunc.
-bench ./runtime '^Benchmark(ScheduleCancel|RandomCancel|ScheduleFire)$' "$BENCHTIME"
-bench ./runtime '^BenchmarkDrain1M$' 3x
-bench ./runtime '^BenchmarkMemoryPerPendingOnce$' 1x
+bench ./runtime/sched '^Benchmark(ScheduleCancel|RandomCancel|ScheduleFire)$' "$BENCHTIME"
+bench ./runtime/sched '^BenchmarkDrain1M$' 3x
+bench ./runtime/sched '^BenchmarkMemoryPerPendingOnce$' 1x
 # The deadline queue alone.
-bench ./runtime/timerq '^Benchmark(Heap|ContainerHeap)$' "$BENCHTIME"
+bench ./runtime/internal/timerq '^Benchmark(Heap|ContainerHeap)$' "$BENCHTIME"
 # Scene W1: one whole scene per peer (2,560,973 fires each).
 bench ./bench '^BenchmarkW1$' 1x
 # Scene W1 on @sinonjs/fake-timers under Node, when node and npm are here.

@@ -6,12 +6,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	glua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua"
 	"go.uber.org/goleak"
 
 	"github.com/metronome-rt/metronome/hostservices"
-	"github.com/metronome-rt/metronome/lua"
 	"github.com/metronome-rt/metronome/lua/luatest"
+	"github.com/metronome-rt/metronome/lua/scripting"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -25,11 +25,11 @@ var start = temporal.FromUnixNano(946684800e9) // 2000-01-01T00:00:00Z
 // sandboxed is the state `metronome test` gives a file: the default sandbox,
 // requiring from the file's own folder, with a host of its own on a virtual
 // clock for app-host and runtime-timers.
-func sandboxed(file string) (*glua.LState, func(), error) {
+func sandboxed(file string) (*lua.LState, func(), error) {
 	host := hostservices.New(temporal.Fixed(start))
-	L := lua.NewState(lua.Options{
+	L := scripting.NewState(scripting.Options{
 		ScriptDir: filepath.Dir(file),
-		Modules:   lua.HostModules(host, nil),
+		Modules:   scripting.HostModules(host, nil),
 	})
 	return L, L.Close, nil
 }

@@ -5,7 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	goruntime "runtime"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -155,7 +155,7 @@ func TestTestCommandDefaultsToTests(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	suffix := " " + goruntime.Version() + " " + goruntime.GOOS + "/" + goruntime.GOARCH + "\n"
+	suffix := " " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + "\n"
 	code, out, _ := cli(t, t.Context(), "version")
 	if code != 0 || out != "metronome devel"+suffix {
 		t.Errorf("exit %d, stdout %q", code, out)

@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"time"
 
-	glua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua"
 
-	"github.com/metronome-rt/metronome/lua"
+	"github.com/metronome-rt/metronome/lua/scripting"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -138,7 +138,7 @@ func runScript(ctx context.Context, o runOptions) (err error) {
 	s := newSession(ctx, o, flushEach)
 	defer s.L.Close()
 
-	fn, err := lua.LoadFile(s.L, o.Script)
+	fn, err := scripting.LoadFile(s.L, o.Script)
 	if err != nil {
 		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 			return err
@@ -147,15 +147,15 @@ func runScript(ctx context.Context, o runOptions) (err error) {
 	}
 	L := s.L
 	argv := L.CreateTable(len(o.Args), 1)
-	argv.RawSetInt(0, glua.LString(o.Script))
+	argv.RawSetInt(0, lua.LString(o.Script))
 	for i, a := range o.Args {
-		argv.RawSetInt(i+1, glua.LString(a))
+		argv.RawSetInt(i+1, lua.LString(a))
 	}
 	L.SetGlobal("arg", argv)
 
 	L.Push(fn)
 	for _, a := range o.Args {
-		L.Push(glua.LString(a))
+		L.Push(lua.LString(a))
 	}
 	var runErr error
 	if err := L.PCall(len(o.Args), 0, nil); err != nil {
@@ -174,19 +174,19 @@ type stateOptions struct {
 	dir     string
 	allowIO bool
 	stdout  io.Writer
-	modules map[string]glua.LGFunction
+	modules map[string]lua.LGFunction
 	now     func() time.Time // nil: the wall clock
 	cpu     func() float64   // nil: seconds of now since the state was made
 }
 
 // newState is the state both run and test give a script: sandboxed,
 // requiring from dir, printing to stdout.
-func newState(o stateOptions) *glua.LState {
+func newState(o stateOptions) *lua.LState {
 	// No L.SetContext: gopher-lua would poll ctx on every instruction, which
 	// costs a third of a callback. ctx stops the host loop between steps;
 	// main restores the default signal action, so a second Ctrl-C ends a
 	// script stuck in Lua.
-	return lua.NewState(lua.Options{AllowIO: o.allowIO, ScriptDir: o.dir, Stdout: o.stdout, Modules: o.modules, Now: o.now, CPUClock: o.cpu})
+	return scripting.NewState(scripting.Options{AllowIO: o.allowIO, ScriptDir: o.dir, Stdout: o.stdout, Modules: o.modules, Now: o.now, CPUClock: o.cpu})
 }
 
 func dirOf(path string) string { return filepath.Dir(path) }
@@ -195,25 +195,25 @@ func dirOf(path string) string { return filepath.Dir(path) }
 var discard io.Writer = io.Discard
 
 // luaError turns an error from PCall into a *scriptError.
-func luaError(L *glua.LState, err error) error {
-	var api *glua.ApiError
+func luaError(L *lua.LState, err error) error {
+	var api *lua.ApiError
 	if !errors.As(err, &api) {
 		return err
 	}
 	var msg string
 	switch v := api.Object.(type) {
-	case glua.LString:
+	case lua.LString:
 		msg = string(v)
-	case glua.LNumber:
+	case lua.LNumber:
 		msg = v.String()
 	default:
 		msg = fmt.Sprintf("(error object is a %s value)", v.Type())
-		if L.GetMetaField(v, "__tostring") != glua.LNil {
-			tostring := L.NewFunction(func(L *glua.LState) int {
+		if L.GetMetaField(v, "__tostring") != lua.LNil {
+			tostring := L.NewFunction(func(L *lua.LState) int {
 				L.Push(L.ToStringMeta(L.Get(1)))
 				return 1
 			})
-			if err := L.CallByParam(glua.P{Fn: tostring, NRet: 1, Protect: true}, v); err == nil {
+			if err := L.CallByParam(lua.P{Fn: tostring, NRet: 1, Protect: true}, v); err == nil {
 				msg = L.Get(-1).String()
 				L.Pop(1)
 			}

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"time"
 
-	glua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/hostservices"
-	"github.com/metronome-rt/metronome/lua"
-	"github.com/metronome-rt/metronome/runtime"
+	"github.com/metronome-rt/metronome/lua/scripting"
 	"github.com/metronome-rt/metronome/runtime/driver"
+	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -28,7 +28,7 @@ type session struct {
 	o     runOptions
 	host  *hostservices.Host
 	epoch temporal.Instant
-	L     *glua.LState
+	L     *lua.LState
 	rec   *recorder // nil without --trace and --timeline
 
 	quit     bool
@@ -55,7 +55,7 @@ func newSession(ctx context.Context, o runOptions, flushEach bool) *session {
 	s.host = hostservices.New(clock)
 	s.epoch = s.host.Now()
 
-	mods := lua.HostModules(s.host, func() {
+	mods := scripting.HostModules(s.host, func() {
 		s.quit = true
 		if s.rec != nil {
 			s.rec.event(s.elapsed(), "quit")
@@ -69,7 +69,7 @@ func newSession(ctx context.Context, o runOptions, flushEach bool) *session {
 	}
 	if o.Trace != traceOff || o.Timeline != "" {
 		s.rec = newRecorder(o.Trace, o.traceOut, flushEach, o.Timeline != "")
-		s.host.Scheduler().SetObserver(func(f runtime.Fire) {
+		s.host.Scheduler().SetObserver(func(f sched.Fire) {
 			d, _ := f.At.Sub(s.epoch)
 			s.rec.fire(d, f)
 		})
@@ -210,7 +210,7 @@ func (s *session) pendingSummary() string {
 // as "file:line: message", its traceback, and which job or facet raised it
 // at what time.
 func (s *session) jobError(err error) error {
-	var api *glua.ApiError
+	var api *lua.ApiError
 	if !errors.As(err, &api) {
 		return err
 	}
@@ -218,7 +218,7 @@ func (s *session) jobError(err error) error {
 	if !ok {
 		return err
 	}
-	var je *runtime.JobError
+	var je *sched.JobError
 	var fe *hostservices.FacetError
 	switch {
 	case errors.As(err, &je):

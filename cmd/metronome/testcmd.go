@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	glua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/hostservices"
-	"github.com/metronome-rt/metronome/lua"
 	"github.com/metronome-rt/metronome/lua/luatest"
+	"github.com/metronome-rt/metronome/lua/scripting"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -39,12 +39,12 @@ which os.time and os.date read. It exits 1 when a test fails.`,
 				if len(files) == 0 {
 					return fmt.Errorf("no *_test.lua files in %s", strings.Join(paths, ", "))
 				}
-				results, runErr := luatest.Run(ctx, files, func(file string) (*glua.LState, func(), error) {
+				results, runErr := luatest.Run(ctx, files, func(file string) (*lua.LState, func(), error) {
 					// Each file gets its own host on a fixed virtual clock
 					// (require "app-host"), as run gives a script.
 					h := hostservices.New(temporal.Fixed(defaultStart))
 					L := newState(stateOptions{
-						dir: filepath.Dir(file), stdout: out.stdout, modules: lua.HostModules(h, nil),
+						dir: filepath.Dir(file), stdout: out.stdout, modules: scripting.HostModules(h, nil),
 						now: func() time.Time { return h.Now().Time() },
 						cpu: func() float64 { return h.Scheduler().Elapsed().Std().Seconds() },
 					})

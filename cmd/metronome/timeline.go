@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/metronome-rt/metronome/runtime"
+	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -51,10 +51,10 @@ const (
 	labelChars = 46
 )
 
-var kindColor = map[runtime.Kind]string{
-	runtime.KindOnce:       "#d62728",
-	runtime.KindEvery:      "#1f77b4",
-	runtime.KindRecurrence: "#2ca02c",
+var kindColor = map[sched.Kind]string{
+	sched.KindOnce:       "#d62728",
+	sched.KindEvery:      "#1f77b4",
+	sched.KindRecurrence: "#2ca02c",
 }
 
 const facetColor = "#9467bd"
@@ -509,7 +509,7 @@ func renderTimeline(b *bytes.Buffer, r *recorder, info timelineInfo) {
 		lx += 18 + float64(len([]rune(text)))*6.7 + 22
 	}
 	w.f(`<g class="legend">` + "\n")
-	for _, k := range []runtime.Kind{runtime.KindOnce, runtime.KindEvery, runtime.KindRecurrence} {
+	for _, k := range []sched.Kind{sched.KindOnce, sched.KindEvery, sched.KindRecurrence} {
 		c := kindColor[k]
 		legend(func(x float64) {
 			w.f(`<rect x="%s" y="%s" width="2.5" height="14" fill="%s"/>`+"\n", px(x+6), px(ly-7), c)

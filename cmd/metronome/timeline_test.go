@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metronome-rt/metronome/runtime"
+	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -256,7 +256,7 @@ hs:schedule_once{ delay = D{ seconds = 3 }, callback = function() require('app-h
 func TestTimelineDenseRunIsBounded(t *testing.T) {
 	r := newRecorder(traceOff, nil, false, true)
 	const n = 100_000_000 // every 1ms for about 28 hours
-	r.jobs = []*jobLane{{ID: 1, Kind: runtime.KindEvery, Label: "x.lua:1", Count: n,
+	r.jobs = []*jobLane{{ID: 1, Kind: sched.KindEvery, Label: "x.lua:1", Count: n,
 		Runs: []fireRun{{First: temporal.Millisecond, Step: temporal.Millisecond, Count: n}}}}
 	r.fires = n
 	var b bytes.Buffer

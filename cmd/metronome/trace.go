@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/metronome-rt/metronome/runtime"
+	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -49,7 +49,7 @@ type span struct{ From, To temporal.Duration }
 // jobLane is one job's fires as arithmetic runs.
 type jobLane struct {
 	ID    uint64
-	Kind  runtime.Kind
+	Kind  sched.Kind
 	Label string
 	Runs  []fireRun
 	Count int
@@ -95,7 +95,7 @@ func (r *recorder) line(fields ...string) {
 	}
 }
 
-func (r *recorder) fire(at temporal.Duration, f runtime.Fire) {
+func (r *recorder) fire(at temporal.Duration, f sched.Fire) {
 	r.fires++
 	if r.out != nil {
 		label := f.Label
@@ -103,7 +103,7 @@ func (r *recorder) fire(at temporal.Duration, f runtime.Fire) {
 			label = "-"
 		}
 		fields := []string{at.DecimalSeconds(), f.Kind.String(), "#" + strconv.FormatUint(f.ID, 10), label}
-		if f.Kind == runtime.KindRecurrence {
+		if f.Kind == sched.KindRecurrence {
 			fields = append(fields, "occurrence "+strconv.Itoa(f.ScheduledIndex))
 		}
 		r.line(fields...)

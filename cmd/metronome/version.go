@@ -4,7 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	goruntime "runtime"
+	"runtime"
 	"runtime/debug"
 )
 
@@ -35,7 +35,7 @@ func versionCommand() *command {
 					return usageError("version takes no arguments")
 				}
 				_, err := fmt.Fprintf(out.stdout, "metronome %s %s %s/%s\n",
-					versionString(), goruntime.Version(), goruntime.GOOS, goruntime.GOARCH)
+					versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 				return err
 			}
 		},

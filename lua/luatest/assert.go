@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	glua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua"
 )
 
 // T is the state of one running test; Lua sees it as the t argument.
@@ -14,9 +14,9 @@ type T struct {
 	done  bool
 }
 
-func (s *suite) newMeta() *glua.LTable {
+func (s *suite) newMeta() *lua.LTable {
 	L := s.L
-	methods := L.SetFuncs(L.NewTable(), map[string]glua.LGFunction{
+	methods := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
 		"eq":    s.eq,
 		"ok":    s.ok,
 		"error": s.errorCheck,
@@ -24,18 +24,18 @@ func (s *suite) newMeta() *glua.LTable {
 		"log":   s.log,
 	})
 	mt := L.NewTable()
-	mt.RawSetString("__index", L.NewFunction(func(L *glua.LState) int {
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckUserData(1).Value.(*T)
 		key := L.CheckString(2)
 		if key == "name" {
-			L.Push(glua.LString(t.res.Name))
+			L.Push(lua.LString(t.res.Name))
 			return 1
 		}
 		L.Push(methods.RawGetString(key))
 		return 1
 	}))
-	mt.RawSetString("__tostring", L.NewFunction(func(L *glua.LState) int {
-		L.Push(glua.LString(fmt.Sprintf("test %q", L.CheckUserData(1).Value.(*T).res.Name)))
+	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString(fmt.Sprintf("test %q", L.CheckUserData(1).Value.(*T).res.Name)))
 		return 1
 	}))
 	return mt
@@ -43,8 +43,8 @@ func (s *suite) newMeta() *glua.LTable {
 
 // checkT returns the test a method was called on, and refuses t.eq(...) (a
 // dot instead of a colon) and a t kept past its test.
-func (s *suite) checkT(L *glua.LState, method string) *T {
-	if ud, ok := L.Get(1).(*glua.LUserData); ok {
+func (s *suite) checkT(L *lua.LState, method string) *T {
+	if ud, ok := L.Get(1).(*lua.LUserData); ok {
 		if t, ok := ud.Value.(*T); ok {
 			if t.done {
 				L.RaiseError("t:%s: test %q has finished; use the t passed to the running test", method, t.res.Name)
@@ -58,7 +58,7 @@ func (s *suite) checkT(L *glua.LState, method string) *T {
 
 // fail records the test's first failure at the calling line of the test file
 // and stops the test.
-func (s *suite) fail(L *glua.LState, t *T, msg string, details ...string) {
+func (s *suite) fail(L *lua.LState, t *T, msg string, details ...string) {
 	if t.res.Status != Fail {
 		t.res.Status = Fail
 		t.res.Line = s.fileLine(L)
@@ -70,20 +70,20 @@ func (s *suite) fail(L *glua.LState, t *T, msg string, details ...string) {
 
 // stopped re-raises the stop sentinel when the test already failed or was
 // skipped, so an assertion inside t:error's function still stops the test.
-func (s *suite) stopped(L *glua.LState, t *T) {
+func (s *suite) stopped(L *lua.LState, t *T) {
 	if t.res.Status != Pass {
 		L.Error(s.stop, 0)
 	}
 }
 
-func (s *suite) eq(L *glua.LState) int {
+func (s *suite) eq(L *lua.LState) int {
 	t := s.checkT(L, "eq")
 	if L.GetTop() < 3 {
 		L.RaiseError("t:eq: want two values, got and want, got %d", L.GetTop()-1)
 	}
 	got, want := L.Get(2), L.Get(3)
 	msg := optMessage(L, 4, "values differ")
-	c := comparer{L: L, seen: map[[2]*glua.LTable]bool{}}
+	c := comparer{L: L, seen: map[[2]*lua.LTable]bool{}}
 	d := c.equal(got, want, "")
 	if d == nil {
 		return 0
@@ -98,7 +98,7 @@ func (s *suite) eq(L *glua.LState) int {
 	return 0
 }
 
-func (s *suite) ok(L *glua.LState) int {
+func (s *suite) ok(L *lua.LState) int {
 	t := s.checkT(L, "ok")
 	if L.ToBool(2) {
 		return 0
@@ -108,11 +108,11 @@ func (s *suite) ok(L *glua.LState) int {
 }
 
 // errorCheck is t:error(fn [, text]): text is matched as plain text.
-func (s *suite) errorCheck(L *glua.LState) int {
+func (s *suite) errorCheck(L *lua.LState) int {
 	t := s.checkT(L, "error")
 	fn := L.CheckFunction(2)
 	text, hasText := "", false
-	if L.GetTop() >= 3 && L.Get(3) != glua.LNil {
+	if L.GetTop() >= 3 && L.Get(3) != lua.LNil {
 		text, hasText = L.CheckString(3), true
 	}
 	L.Push(fn)
@@ -126,7 +126,7 @@ func (s *suite) errorCheck(L *glua.LState) int {
 		s.fail(L, t, "expected an error", "got: no error", "want: "+want)
 	}
 	msg := err.Error()
-	if api, ok := err.(*glua.ApiError); ok {
+	if api, ok := err.(*lua.ApiError); ok {
 		msg = describe(L, api.Object)
 	}
 	if hasText && !strings.Contains(msg, text) {
@@ -135,7 +135,7 @@ func (s *suite) errorCheck(L *glua.LState) int {
 	return 0
 }
 
-func (s *suite) skip(L *glua.LState) int {
+func (s *suite) skip(L *lua.LState) int {
 	t := s.checkT(L, "skip")
 	if t.res.Status == Pass {
 		t.res.Status = Skip
@@ -145,7 +145,7 @@ func (s *suite) skip(L *glua.LState) int {
 	return 0
 }
 
-func (s *suite) log(L *glua.LState) int {
+func (s *suite) log(L *lua.LState) int {
 	t := s.checkT(L, "log")
 	parts := make([]string, 0, L.GetTop()-1)
 	for i := 2; i <= L.GetTop(); i++ {
@@ -155,8 +155,8 @@ func (s *suite) log(L *glua.LState) int {
 	return 0
 }
 
-func optMessage(L *glua.LState, n int, def string) string {
-	if L.Get(n) == glua.LNil {
+func optMessage(L *lua.LState, n int, def string) string {
+	if L.Get(n) == lua.LNil {
 		return def
 	}
 	return L.CheckString(n)
@@ -164,7 +164,7 @@ func optMessage(L *glua.LState, n int, def string) string {
 
 // labeled renders v after label; a value that needs several lines continues
 // below it, indented.
-func labeled(L *glua.LState, label string, v glua.LValue) []string {
+func labeled(L *lua.LState, label string, v lua.LValue) []string {
 	lines := strings.Split(render(L, v), "\n")
 	lines[0] = label + lines[0]
 	return lines
@@ -172,11 +172,11 @@ func labeled(L *glua.LState, label string, v glua.LValue) []string {
 
 // describe is the text of an error value: a string as it is, otherwise its
 // __tostring, otherwise its rendering.
-func describe(L *glua.LState, v glua.LValue) string {
+func describe(L *lua.LState, v lua.LValue) string {
 	switch v := v.(type) {
-	case glua.LString:
+	case lua.LString:
 		return string(v)
-	case glua.LNumber:
+	case lua.LNumber:
 		return formatNumber(float64(v))
 	}
 	if s, ok := tostringMeta(L, v); ok {
@@ -186,11 +186,11 @@ func describe(L *glua.LState, v glua.LValue) string {
 }
 
 // tostringMeta calls v's __tostring, if it has one, in protected mode.
-func tostringMeta(L *glua.LState, v glua.LValue) (string, bool) {
-	if L.GetMetaField(v, "__tostring") == glua.LNil {
+func tostringMeta(L *lua.LState, v lua.LValue) (string, bool) {
+	if L.GetMetaField(v, "__tostring") == lua.LNil {
 		return "", false
 	}
-	err := L.CallByParam(glua.P{Fn: L.NewFunction(func(L *glua.LState) int {
+	err := L.CallByParam(lua.P{Fn: L.NewFunction(func(L *lua.LState) int {
 		L.Push(L.ToStringMeta(L.Get(1)))
 		return 1
 	}), NRet: 1, Protect: true}, v)

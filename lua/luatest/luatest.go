@@ -11,13 +11,13 @@ import (
 	"strconv"
 	"strings"
 
-	glua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 )
 
 // Factory makes the state that the test file at path runs in. close releases
 // the state and whatever owns it; when it is nil the harness calls L.Close.
-type Factory func(path string) (L *glua.LState, close func(), err error)
+type Factory func(path string) (L *lua.LState, close func(), err error)
 
 // Status is the outcome of one test.
 type Status int
@@ -132,25 +132,25 @@ func Run(ctx context.Context, files []string, factory Factory) ([]Result, error)
 // suite is one loaded test file and its state.
 type suite struct {
 	file    string
-	L       *glua.LState
+	L       *lua.LState
 	closeFn func()
 	tests   []testCase
-	loaded  bool            // the main chunk finished: test() is refused from now on
-	stop    *glua.LUserData // raised by a failing assertion or a skip
-	meta    *glua.LTable    // metatable of t
-	handler *glua.LFunction // message handler that records where an error came from
-	caught  *caught         // what handler saw for the last error
-	current *testCase       // the test running, for tracebacks
+	loaded  bool           // the main chunk finished: test() is refused from now on
+	stop    *lua.LUserData // raised by a failing assertion or a skip
+	meta    *lua.LTable    // metatable of t
+	handler *lua.LFunction // message handler that records where an error came from
+	caught  *caught        // what handler saw for the last error
+	current *testCase      // the test running, for tracebacks
 }
 
 type testCase struct {
 	name string
-	fn   *glua.LFunction
+	fn   *lua.LFunction
 }
 
 // caught is an error as the message handler saw it, before the stack unwound.
 type caught struct {
-	value     glua.LValue
+	value     lua.LValue
 	line      int
 	traceback []string
 }
@@ -197,7 +197,7 @@ func (s *suite) close() {
 }
 
 // register is the global test(name, fn).
-func (s *suite) register(L *glua.LState) int {
+func (s *suite) register(L *lua.LState) int {
 	name := L.CheckString(1)
 	fn := L.CheckFunction(2)
 	if s.loaded {
@@ -234,7 +234,7 @@ func (s *suite) run(i int) Result {
 
 // handle is the message handler of every protected call the harness makes:
 // it records the stack of an unexpected error while it still exists.
-func (s *suite) handle(L *glua.LState) int {
+func (s *suite) handle(L *lua.LState) int {
 	v := L.Get(1)
 	if v != s.stop {
 		s.caught = &caught{value: v, line: s.fileLine(L), traceback: s.traceback(L)}
@@ -245,7 +245,7 @@ func (s *suite) handle(L *glua.LState) int {
 
 // failure turns an unexpected error into a line, a message and a traceback.
 func (s *suite) failure(err error) (int, string, []string) {
-	var api *glua.ApiError
+	var api *lua.ApiError
 	if !errors.As(err, &api) {
 		return 0, err.Error(), nil
 	}
@@ -281,7 +281,7 @@ func splitTrace(trace string) []string {
 }
 
 // fileLine is the line of the innermost frame running code of the test file.
-func (s *suite) fileLine(L *glua.LState) int {
+func (s *suite) fileLine(L *lua.LState) int {
 	for level := 1; ; level++ {
 		dbg, ok := L.GetStack(level)
 		if !ok {
@@ -298,7 +298,7 @@ func (s *suite) fileLine(L *glua.LState) int {
 
 // traceback describes the stack from the frame that raised the error (level
 // 1, under the handler) outwards, as Lua's debug.traceback does.
-func (s *suite) traceback(L *glua.LState) []string {
+func (s *suite) traceback(L *lua.LState) []string {
 	var frames []string
 	for level := 1; ; level++ {
 		dbg, ok := L.GetStack(level)
@@ -309,7 +309,7 @@ func (s *suite) traceback(L *glua.LState) []string {
 		if err != nil {
 			continue
 		}
-		fn, _ := fv.(*glua.LFunction)
+		fn, _ := fv.(*lua.LFunction)
 		where := "[G]:"
 		if fn != nil && !fn.IsG {
 			where = fmt.Sprintf("%s:%d:", dbg.Source, dbg.CurrentLine)
@@ -335,7 +335,7 @@ func (s *suite) traceback(L *glua.LState) []string {
 }
 
 // loadFile compiles a test file. On failure fn is nil and line / msg say why.
-func loadFile(L *glua.LState, path string) (fn *glua.LFunction, line int, msg string) {
+func loadFile(L *lua.LState, path string) (fn *lua.LFunction, line int, msg string) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, 0, err.Error()
@@ -349,12 +349,12 @@ func loadFile(L *glua.LState, path string) (fn *glua.LFunction, line int, msg st
 	if err == nil {
 		return fn, 0, ""
 	}
-	var api *glua.ApiError
+	var api *lua.ApiError
 	if errors.As(err, &api) && api.Cause != nil {
 		err = api.Cause
 	}
 	var pe *parse.Error
-	var ce *glua.CompileError
+	var ce *lua.CompileError
 	switch {
 	case errors.As(err, &pe) && pe.Pos.Line == parse.EOF:
 		return nil, 0, pe.Message + " at end of file"

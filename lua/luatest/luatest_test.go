@@ -9,13 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	glua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua"
 )
 
 // plainState is a factory with gopher-lua's full standard library: the
 // harness must not depend on the sandbox.
-func plainState(string) (*glua.LState, func(), error) {
-	return glua.NewState(), nil, nil
+func plainState(string) (*lua.LState, func(), error) {
+	return lua.NewState(), nil, nil
 }
 
 func runDir(t *testing.T, dir string) ([]Result, string) {
@@ -176,7 +176,7 @@ func TestFilesThatFailToLoad(t *testing.T) {
 }
 
 func TestFactoryError(t *testing.T) {
-	results, err := Run(context.Background(), []string{"x_test.lua"}, func(string) (*glua.LState, func(), error) {
+	results, err := Run(context.Background(), []string{"x_test.lua"}, func(string) (*lua.LState, func(), error) {
 		return nil, nil, errors.New("no host")
 	})
 	if err != nil || len(results) != 1 || results[0].String() != "x_test.lua: cannot make a state: no host" {
@@ -186,8 +186,8 @@ func TestFactoryError(t *testing.T) {
 
 func TestEachFileGetsItsOwnStateAndClose(t *testing.T) {
 	var made, closed []string
-	factory := func(file string) (*glua.LState, func(), error) {
-		L := glua.NewState()
+	factory := func(file string) (*lua.LState, func(), error) {
+		L := lua.NewState()
 		made = append(made, filepath.Base(file))
 		return L, func() { closed = append(closed, filepath.Base(file)); L.Close() }, nil
 	}
@@ -266,7 +266,7 @@ func TestSummary(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
-	L := glua.NewState()
+	L := lua.NewState()
 	defer L.Close()
 	for src, want := range map[string]string{
 		"1e15":        "1000000000000000",

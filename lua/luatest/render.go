@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	glua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua"
 )
 
 // width is where a table's rendering breaks into one entry per line.
@@ -16,25 +16,25 @@ const width = 72
 // render shows v as Lua source would write it: numbers exactly, strings
 // quoted, tables as constructors (sorted keys, nested, several lines when
 // long), and values with __tostring through it.
-func render(L *glua.LState, v glua.LValue) string {
-	r := renderer{L: L, open: map[*glua.LTable]bool{}}
+func render(L *lua.LState, v lua.LValue) string {
+	r := renderer{L: L, open: map[*lua.LTable]bool{}}
 	return r.value(v, "")
 }
 
 // renderLine is render on one line.
-func renderLine(L *glua.LState, v glua.LValue) string {
-	r := renderer{L: L, open: map[*glua.LTable]bool{}}
+func renderLine(L *lua.LState, v lua.LValue) string {
+	r := renderer{L: L, open: map[*lua.LTable]bool{}}
 	return r.compact(v)
 }
 
 type renderer struct {
-	L    *glua.LState
-	open map[*glua.LTable]bool // tables being rendered, to cut cycles
+	L    *lua.LState
+	open map[*lua.LTable]bool // tables being rendered, to cut cycles
 }
 
-func (r *renderer) value(v glua.LValue, indent string) string {
-	tb, ok := v.(*glua.LTable)
-	if !ok || r.open[tb] || r.L.GetMetaField(tb, "__tostring") != glua.LNil {
+func (r *renderer) value(v lua.LValue, indent string) string {
+	tb, ok := v.(*lua.LTable)
+	if !ok || r.open[tb] || r.L.GetMetaField(tb, "__tostring") != lua.LNil {
 		return r.compact(v)
 	}
 	if c := r.compact(v); len(indent)+len(c) <= width {
@@ -57,13 +57,13 @@ func (r *renderer) value(v glua.LValue, indent string) string {
 	return b.String()
 }
 
-func (r *renderer) compact(v glua.LValue) string {
+func (r *renderer) compact(v lua.LValue) string {
 	switch v := v.(type) {
-	case glua.LNumber:
+	case lua.LNumber:
 		return formatNumber(float64(v))
-	case glua.LString:
+	case lua.LString:
 		return quote(string(v))
-	case *glua.LTable:
+	case *lua.LTable:
 		if s, ok := tostringMeta(r.L, v); ok {
 			return s
 		}
@@ -92,8 +92,8 @@ func (r *renderer) compact(v glua.LValue) string {
 }
 
 // key renders a table key with its " = ".
-func (r *renderer) key(k glua.LValue) string {
-	if s, ok := k.(glua.LString); ok && isIdentifier(string(s)) {
+func (r *renderer) key(k lua.LValue) string {
+	if s, ok := k.(lua.LString); ok && isIdentifier(string(s)) {
 		return string(s) + " = "
 	}
 	return "[" + r.compact(k) + "] = "
@@ -101,20 +101,20 @@ func (r *renderer) key(k glua.LValue) string {
 
 // entry is one table field; key is nil for the sequence part 1..n.
 type entry struct {
-	key, value glua.LValue
+	key, value lua.LValue
 }
 
 // entries lists a table's fields in a stable order: the sequence 1..n
 // first, then numbers, strings, booleans and other keys, each sorted.
-func entries(tb *glua.LTable) []entry {
+func entries(tb *lua.LTable) []entry {
 	var es []entry
 	n := 0
-	for ; tb.RawGetInt(n+1) != glua.LNil; n++ {
+	for ; tb.RawGetInt(n+1) != lua.LNil; n++ {
 		es = append(es, entry{value: tb.RawGetInt(n + 1)})
 	}
 	var rest []entry
-	tb.ForEach(func(k, v glua.LValue) {
-		if num, ok := k.(glua.LNumber); ok && float64(num) == math.Trunc(float64(num)) && num >= 1 && int(num) <= n {
+	tb.ForEach(func(k, v lua.LValue) {
+		if num, ok := k.(lua.LNumber); ok && float64(num) == math.Trunc(float64(num)) && num >= 1 && int(num) <= n {
 			return
 		}
 		rest = append(rest, entry{key: k, value: v})
@@ -123,14 +123,14 @@ func entries(tb *glua.LTable) []entry {
 	return append(es, rest...)
 }
 
-func keyLess(a, b glua.LValue) bool {
-	rank := func(v glua.LValue) int {
+func keyLess(a, b lua.LValue) bool {
+	rank := func(v lua.LValue) int {
 		switch v.Type() {
-		case glua.LTNumber:
+		case lua.LTNumber:
 			return 0
-		case glua.LTString:
+		case lua.LTString:
 			return 1
-		case glua.LTBool:
+		case lua.LTBool:
 			return 2
 		}
 		return 3
@@ -139,12 +139,12 @@ func keyLess(a, b glua.LValue) bool {
 		return ra < rb
 	}
 	switch a := a.(type) {
-	case glua.LNumber:
-		return a < b.(glua.LNumber)
-	case glua.LString:
-		return a < b.(glua.LString)
-	case glua.LBool:
-		return !bool(a) && bool(b.(glua.LBool))
+	case lua.LNumber:
+		return a < b.(lua.LNumber)
+	case lua.LString:
+		return a < b.(lua.LString)
+	case lua.LBool:
+		return !bool(a) && bool(b.(lua.LBool))
 	}
 	return a.String() < b.String()
 }
@@ -223,38 +223,38 @@ func quote(s string) string {
 // difference is where two values first differ; path is empty at the top.
 type difference struct {
 	path      string
-	got, want glua.LValue
+	got, want lua.LValue
 }
 
 // comparer is t:eq's deep equality.
 type comparer struct {
-	L    *glua.LState
-	seen map[[2]*glua.LTable]bool // pairs assumed equal while being compared
+	L    *lua.LState
+	seen map[[2]*lua.LTable]bool // pairs assumed equal while being compared
 }
 
 // equal returns nil when got equals want: tables key by key (a missing key
 // reads as nil), values with an __eq metamethod and everything else by ==.
-func (c *comparer) equal(got, want glua.LValue, path string) *difference {
+func (c *comparer) equal(got, want lua.LValue, path string) *difference {
 	if got == want {
 		return nil
 	}
-	gt, gok := got.(*glua.LTable)
-	wt, wok := want.(*glua.LTable)
+	gt, gok := got.(*lua.LTable)
+	wt, wok := want.(*lua.LTable)
 	if !gok || !wok || c.hasEq(gt) || c.hasEq(wt) {
 		if c.L.Equal(got, want) {
 			return nil
 		}
 		return &difference{path: path, got: got, want: want}
 	}
-	pair := [2]*glua.LTable{gt, wt}
+	pair := [2]*lua.LTable{gt, wt}
 	if c.seen[pair] {
 		return nil
 	}
 	c.seen[pair] = true
-	keys := map[glua.LValue]bool{}
-	var order []glua.LValue
-	collect := func(tb *glua.LTable) {
-		tb.ForEach(func(k, _ glua.LValue) {
+	keys := map[lua.LValue]bool{}
+	var order []lua.LValue
+	collect := func(tb *lua.LTable) {
+		tb.ForEach(func(k, _ lua.LValue) {
 			if !keys[k] {
 				keys[k] = true
 				order = append(order, k)
@@ -272,12 +272,12 @@ func (c *comparer) equal(got, want glua.LValue, path string) *difference {
 	return nil
 }
 
-func (c *comparer) hasEq(tb *glua.LTable) bool {
-	return c.L.GetMetaField(tb, "__eq") != glua.LNil
+func (c *comparer) hasEq(tb *lua.LTable) bool {
+	return c.L.GetMetaField(tb, "__eq") != lua.LNil
 }
 
-func (c *comparer) step(k glua.LValue) string {
-	if s, ok := k.(glua.LString); ok && isIdentifier(string(s)) {
+func (c *comparer) step(k lua.LValue) string {
+	if s, ok := k.(lua.LString); ok && isIdentifier(string(s)) {
 		return "." + string(s)
 	}
 	return "[" + renderLine(c.L, k) + "]"

@@ -25,7 +25,7 @@ import (
 	"math"
 	"os"
 	"regexp"
-	goruntime "runtime"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -331,11 +331,11 @@ func caseOf(name, prefix string) (string, bool) {
 
 func render(w io.Writer, r *run, date string, tables []table) {
 	fmt.Fprintf(w, "# Metronome benchmark report\n\n")
-	cores := fmt.Sprintf("%d CPUs", goruntime.NumCPU())
+	cores := fmt.Sprintf("%d CPUs", runtime.NumCPU())
 	if r.procs > 0 {
 		cores += fmt.Sprintf(", GOMAXPROCS %d", r.procs)
 	}
-	header := []string{date, goruntime.Version()}
+	header := []string{date, runtime.Version()}
 	if r.meta["goos"] != "" {
 		header = append(header, r.meta["goos"]+"/"+r.meta["goarch"])
 	}

@@ -22,7 +22,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	goruntime "runtime"
+	"runtime"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -47,7 +47,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "synctestpeers: -count and -benchtime must be > 0")
 		os.Exit(2)
 	}
-	fmt.Printf("goos: %s\ngoarch: %s\npkg: github.com/metronome-rt/metronome/bench/cmd/synctestpeers\n", goruntime.GOOS, goruntime.GOARCH)
+	fmt.Printf("goos: %s\ngoarch: %s\npkg: github.com/metronome-rt/metronome/bench/cmd/synctestpeers\n", runtime.GOOS, runtime.GOARCH)
 	tests := []testing.InternalTest{{Name: "SynctestPeers", F: func(t *testing.T) { runAll(t, re) }}}
 	// testing.Main parses no flags here (flag.Parse already ran) and exits.
 	testing.Main(func(string, string) (bool, error) { return true, nil }, tests, nil, nil)
@@ -122,13 +122,13 @@ func planRounds(done []bench.Measured) int {
 
 // measureW1 times the whole scene, as BenchmarkW1 does for the other peers.
 func measureW1(clock *bench.RealClock, scene func()) bench.Measured {
-	var m0, m1 goruntime.MemStats
-	goruntime.GC()
-	goruntime.ReadMemStats(&m0)
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
 	t0 := clock.Now()
 	scene()
 	t1 := clock.Now()
-	goruntime.ReadMemStats(&m1)
+	runtime.ReadMemStats(&m1)
 	return bench.Measured{Ops: 1, Elapsed: t1.Sub(t0), Allocs: m1.Mallocs - m0.Mallocs, Bytes: m1.TotalAlloc - m0.TotalAlloc}
 }
 
@@ -136,7 +136,7 @@ func measureW1(clock *bench.RealClock, scene func()) bench.Measured {
 // extra metric of ns per each of the perUnit units one iteration holds
 // (fires per drain or scene).
 func report(name string, m bench.Measured, perOp int, perUnit string) {
-	if p := goruntime.GOMAXPROCS(0); p > 1 {
+	if p := runtime.GOMAXPROCS(0); p > 1 {
 		name = fmt.Sprintf("%s-%d", name, p)
 	}
 	ops := float64(m.Ops)

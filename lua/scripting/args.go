@@ -1,0 +1,275 @@
+package scripting
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/yuin/gopher-lua"
+)
+
+// snake returns the snake_case spelling of a kebab-case name: "zone-id"
+// becomes "zone_id" and "active?" becomes "is_active".
+func snake(kebab string) string {
+	if strings.HasSuffix(kebab, "?") {
+		return "is_" + strings.ReplaceAll(strings.TrimSuffix(kebab, "?"), "-", "_")
+	}
+	return strings.ReplaceAll(kebab, "-", "_")
+}
+
+// argError raises "bad argument #n to 'fn' (msg)", the form Lua's own
+// library errors take.
+func argError(L *lua.LState, n int, fn, msg string) {
+	raise(L, "bad argument #%d to '%s' (%s)", n, fn, msg)
+}
+
+// describe renders a Lua value for an error message: its type and, for
+// scalars, the value itself.
+func describe(v lua.LValue) string {
+	switch v := v.(type) {
+	case lua.LNumber:
+		return "number " + formatNumber(float64(v))
+	case lua.LString:
+		return fmt.Sprintf("string %q", string(v))
+	case lua.LBool:
+		return "boolean " + v.String()
+	case *lua.LNilType:
+		return "nil"
+	case *lua.LUserData:
+		if n, ok := v.Value.(interface{ luaTypeName() string }); ok {
+			return n.luaTypeName()
+		}
+		return "userdata"
+	}
+	return v.Type().String()
+}
+
+// formatNumber prints integral floats without an exponent and others with
+// the shortest exact-enough form, unlike gopher-lua's %.14g.
+func formatNumber(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case f == math.Trunc(f) && math.Abs(f) < 1e21:
+		return fmt.Sprintf("%.0f", f)
+	}
+	return fmt.Sprint(f)
+}
+
+// maxOptions is the most keys one option table accepts.
+const maxOptions = 8
+
+// options is a closed option table read once: every key must be one of the
+// accepted names (kebab-case or its snake_case spelling, never both). It
+// lives on the caller's stack: reading an option table allocates nothing.
+type options struct {
+	L     *lua.LState
+	fn    string
+	arg   int
+	keys  []string               // accepted kebab-case names
+	vals  [maxOptions]lua.LValue // by index in keys; nil when absent
+	which [maxOptions]string     // the spelling used; "" when absent
+}
+
+// checkOptions reads argument n of fn as a closed option table with the
+// given kebab-case keys. hints maps a refused key to advice (for example
+// "delay-ms" to "use runtime-timers for milliseconds").
+func checkOptions(L *lua.LState, n int, fn string, keys []string, hints map[string]string) options {
+	tbl, ok := L.Get(n).(*lua.LTable)
+	if !ok {
+		argError(L, n, fn, fmt.Sprintf("option table expected, got %s", describe(L.Get(n))))
+	}
+	return readOptions(L, tbl, n, fn, keys, hints)
+}
+
+func readOptions(L *lua.LState, tbl *lua.LTable, n int, fn string, keys []string, hints map[string]string) options {
+	if len(keys) > maxOptions {
+		panic("scripting: more than maxOptions option keys")
+	}
+	o := options{L: L, fn: fn, arg: n, keys: keys}
+	for k, v := tbl.Next(lua.LNil); k != lua.LNil; k, v = tbl.Next(k) {
+		ks, isStr := k.(lua.LString)
+		if !isStr {
+			argError(L, n, fn, fmt.Sprintf("option keys must be strings, got %s", describe(k)))
+		}
+		i := keyIndex(keys, string(ks))
+		if i < 0 {
+			if h, ok := hints[string(ks)]; ok {
+				argError(L, n, fn, fmt.Sprintf("unknown option :%s; %s", ks, h))
+			}
+			argError(L, n, fn, fmt.Sprintf("unknown option :%s (accepted: %s)", ks, acceptedList(keys)))
+		}
+		if o.which[i] != "" {
+			argError(L, n, fn, fmt.Sprintf("options :%s and :%s are one option; give one spelling", o.which[i], ks))
+		}
+		o.which[i], o.vals[i] = string(ks), v
+	}
+	return o
+}
+
+// keyIndex returns the index in keys of the key s spells (kebab-case or
+// snake_case), or -1.
+func keyIndex(keys []string, s string) int {
+	for i, k := range keys {
+		if s == k || isSnakeOf(s, k) {
+			return i
+		}
+	}
+	return -1
+}
+
+// isSnakeOf reports whether s is snake(k), without building it.
+func isSnakeOf(s, k string) bool {
+	if strings.HasSuffix(k, "?") {
+		if !strings.HasPrefix(s, "is_") {
+			return false
+		}
+		s, k = s[3:], k[:len(k)-1]
+	}
+	if len(s) != len(k) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := k[i]; s[i] != c && !(c == '-' && s[i] == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func acceptedList(keys []string) string {
+	s := append([]string(nil), keys...)
+	sort.Strings(s)
+	for i := range s {
+		s[i] = ":" + s[i]
+	}
+	return strings.Join(s, " ")
+}
+
+// get returns the option's value, or nil when absent.
+func (o *options) get(key string) lua.LValue {
+	if i := keyIndex(o.keys, key); i >= 0 && o.vals[i] != nil {
+		return o.vals[i]
+	}
+	return lua.LNil
+}
+
+func (o *options) has(key string) bool {
+	i := keyIndex(o.keys, key)
+	return i >= 0 && o.which[i] != ""
+}
+
+// fail raises an argument error about one option.
+func (o *options) fail(key, want string) {
+	argError(o.L, o.arg, o.fn, fmt.Sprintf(":%s must be %s, got %s", key, want, describe(o.get(key))))
+}
+
+// function returns a required function option. A callable table is
+// refused: the fire path calls functions only.
+func (o *options) function(key string) *lua.LFunction {
+	f, ok := o.get(key).(*lua.LFunction)
+	if !ok {
+		o.fail(key, "a function")
+	}
+	return f
+}
+
+// str returns a string option; required says whether nil is an error.
+func (o *options) str(key string, required bool) (string, bool) {
+	switch v := o.get(key).(type) {
+	case lua.LString:
+		return string(v), true
+	case *lua.LNilType:
+		if required {
+			o.fail(key, "a string")
+		}
+		return "", false
+	}
+	o.fail(key, "a string")
+	return "", false
+}
+
+// integer returns an integer-valued number option (numeric strings refused).
+func (o *options) integer(key string, required bool) (int64, bool) {
+	v := o.get(key)
+	if v == lua.LNil && !required {
+		return 0, false
+	}
+	n, ok := toInteger(v)
+	if !ok {
+		o.fail(key, "an integer")
+	}
+	return n, true
+}
+
+// toInteger accepts only a Lua number with an integral value that fits int64.
+func toInteger(v lua.LValue) (int64, bool) {
+	n, ok := v.(lua.LNumber)
+	if !ok {
+		return 0, false
+	}
+	f := float64(n)
+	if f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// checkNumber reads argument n as a Lua number; numeric strings such as "16"
+// are refused, unlike L.CheckNumber.
+func checkNumber(L *lua.LState, n int, fn, name string) float64 {
+	v, ok := L.Get(n).(lua.LNumber)
+	if !ok {
+		argError(L, n, fn, fmt.Sprintf("%s must be a number, got %s", name, describe(L.Get(n))))
+	}
+	return float64(v)
+}
+
+// setFuncs sets each function under its kebab-case name and its snake_case
+// spelling.
+func setFuncs(L *lua.LState, t *lua.LTable, funcs map[string]lua.LGFunction) {
+	for name, f := range funcs {
+		fn := L.NewFunction(f)
+		t.RawSetString(name, fn)
+		if s := snake(name); s != name {
+			t.RawSetString(s, fn)
+		}
+	}
+}
+
+// kebab returns the kebab-case name a snake_case spelling stands for.
+func kebab(s string) string {
+	if strings.HasPrefix(s, "is_") {
+		return strings.ReplaceAll(strings.TrimPrefix(s, "is_"), "_", "-") + "?"
+	}
+	return strings.ReplaceAll(s, "_", "-")
+}
+
+const recordMetaKey = "metronome.record"
+
+// newRecord makes a table with canonical (kebab-case) keys whose snake_case
+// spellings also read, through a shared metatable; pairs shows only the
+// canonical keys.
+func newRecord(L *lua.LState, size int) *lua.LTable {
+	t := L.CreateTable(0, size)
+	mt, ok := L.GetField(L.Get(lua.RegistryIndex), recordMetaKey).(*lua.LTable)
+	if !ok {
+		mt = L.NewTable()
+		mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+			k, ok := L.Get(2).(lua.LString)
+			if !ok {
+				return 0
+			}
+			L.Push(L.CheckTable(1).RawGetString(kebab(string(k))))
+			return 1
+		}))
+		L.SetField(L.Get(lua.RegistryIndex), recordMetaKey, mt)
+	}
+	L.SetMetatable(t, mt)
+	return t
+}

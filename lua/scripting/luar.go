@@ -1,0 +1,38 @@
+package scripting
+
+import (
+	"fmt"
+
+	"github.com/yuin/gopher-lua"
+	luar "layeh.com/gopher-luar"
+)
+
+// Expose makes v, a Go value of the embedding host (a game-state struct,
+// say), a module of L: require(name) returns it as gopher-luar converts it.
+// Like every module it is preloaded, never global.
+//
+// Scripts see exported fields and methods only, under their Go name and
+// with the first letter lowercased (Score and score); unexported ones read
+// as nil and cannot be set or called. A field tagged `luar:"-"` is hidden;
+// `luar:"name"` renames it. Through a pointer, scripts can also set
+// exported fields. Numbers cross as float64, so integers beyond 2^53 lose
+// precision: expose times as Temporal values, not nanosecond counts.
+//
+// This is the cold path: a gopher-luar method call costs about ten times a
+// hand-written LGFunction. Use it for host state a script reads now and
+// then, not for per-frame callbacks.
+//
+// Expose panics if name is empty.
+func Expose(L *lua.LState, name string, v any) {
+	if name == "" {
+		panic("scripting.Expose: empty module name")
+	}
+	preload, ok := L.GetField(L.GetGlobal("package"), "preload").(*lua.LTable)
+	if !ok {
+		panic(fmt.Sprintf("lua.Expose(%q): the state has no package.preload table", name))
+	}
+	preload.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+		L.Push(luar.New(L, v))
+		return 1
+	}))
+}

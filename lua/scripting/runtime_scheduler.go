@@ -1,0 +1,259 @@
+package scripting
+
+import (
+	"fmt"
+
+	"github.com/yuin/gopher-lua"
+
+	"github.com/metronome-rt/metronome/runtime/sched"
+	"github.com/metronome-rt/metronome/temporal"
+)
+
+const schedulerMeta = "metronome.runtime-scheduler"
+
+// luaScheduler is the userdata behind a runtime-scheduler instance.
+type luaScheduler struct {
+	s       *sched.Scheduler
+	jobs    jobCache
+	tracing bool
+	trace   []sched.Fire
+}
+
+func (*luaScheduler) luaTypeName() string { return "runtime-scheduler" }
+
+// loadRuntimeScheduler is the loader of the runtime-scheduler module.
+func loadRuntimeScheduler(L *lua.LState) int {
+	mod := L.NewTable()
+	setFuncs(L, mod, map[string]lua.LGFunction{"create": schedulerCreate})
+	L.Push(mod)
+	return 1
+}
+
+func schedulerCreate(L *lua.LState) int {
+	clock := clockOption(L, "create")
+	ls := &luaScheduler{s: sched.New(clock)}
+	ud := L.NewUserData()
+	ud.Value = ls
+	L.SetMetatable(ud, schedulerMetatable(L))
+	L.Push(ud)
+	return 1
+}
+
+// clockOption reads argument 1 of fn, an optional table that accepts only
+// :clock; the clock defaults to the system clock.
+func clockOption(L *lua.LState, fn string) temporal.Clock {
+	if L.GetTop() < 1 || L.Get(1) == lua.LNil {
+		return temporal.System()
+	}
+	tbl, ok := L.Get(1).(*lua.LTable)
+	if !ok {
+		argError(L, 1, fn, "option table expected, got "+describe(L.Get(1)))
+	}
+	o := readOptions(L, tbl, 1, fn, []string{"clock"}, nil)
+	if !o.has("clock") {
+		return temporal.System()
+	}
+	c, ok := toClock(o.get("clock"))
+	if !ok {
+		o.fail("clock", "a Temporal.clock")
+	}
+	return c
+}
+
+func schedulerMetatable(L *lua.LState) *lua.LTable {
+	reg := L.Get(lua.RegistryIndex).(*lua.LTable)
+	if mt, ok := reg.RawGetString(schedulerMeta).(*lua.LTable); ok {
+		return mt
+	}
+	methods := L.NewTable()
+	setFuncs(L, methods, schedulerMethods)
+	mt := L.NewTable()
+	mt.RawSetString("__index", methods)
+	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		ls := checkScheduler(L, "tostring")
+		L.Push(lua.LString(fmt.Sprintf("runtime-scheduler at %s, %d pending", ls.s.Now(), ls.s.Count())))
+		return 1
+	}))
+	reg.RawSetString(schedulerMeta, mt)
+	return mt
+}
+
+func checkScheduler(L *lua.LState, fn string) *luaScheduler {
+	if ud, ok := L.Get(1).(*lua.LUserData); ok {
+		if ls, ok := ud.Value.(*luaScheduler); ok {
+			return ls
+		}
+	}
+	argError(L, 1, fn, "runtime-scheduler expected, got "+describe(L.Get(1))+" (call methods with ':')")
+	return nil
+}
+
+// live returns the scheduler of argument 1, raising if it was dropped.
+func live(L *lua.LState, fn string) *luaScheduler {
+	ls := checkScheduler(L, fn)
+	if ls.s.Dropped() {
+		raise(L, "%s: %s", fn, sched.ErrDropped)
+	}
+	return ls
+}
+
+// checkDurationArg reads argument n as a Temporal.duration.
+func checkDurationArg(L *lua.LState, n int, fn, hint string) temporal.Duration {
+	d, ok := toDuration(L.Get(n))
+	if !ok {
+		msg := "Temporal.duration expected, got " + describe(L.Get(n))
+		if _, isNum := L.Get(n).(lua.LNumber); isNum && hint != "" {
+			msg += "; " + hint
+		}
+		argError(L, n, fn, msg)
+	}
+	return d
+}
+
+// moveTime runs a time-moving call and turns its error into a Lua error.
+func moveTime(L *lua.LState, fn string, err error) {
+	if err == nil {
+		return
+	}
+	if oe, ok := err.(*sched.OptionError); ok {
+		argError(L, 2, fn, fmt.Sprintf("%s must be %s, got %v", oe.Key, oe.Want, oe.Got))
+	}
+	raiseJobError(L, fn, err)
+}
+
+var schedulerMethods = map[string]lua.LGFunction{
+	"schedule-once": func(L *lua.LState) int {
+		ls := live(L, "schedule-once")
+		pushHandle(L, scheduleOnce(L, ls.s, &ls.jobs, "schedule-once"))
+		return 1
+	},
+	"schedule-every": func(L *lua.LState) int {
+		ls := live(L, "schedule-every")
+		pushHandle(L, scheduleEvery(L, ls.s, &ls.jobs, "schedule-every"))
+		return 1
+	},
+	"schedule-recurrence": func(L *lua.LState) int {
+		pushHandle(L, scheduleRecurrence(L, live(L, "schedule-recurrence").s, "schedule-recurrence"))
+		return 1
+	},
+	"advance": func(L *lua.LState) int {
+		ls := live(L, "advance")
+		d := checkDurationArg(L, 2, "advance", "use update for milliseconds")
+		moveTime(L, "advance", ls.s.Advance(d))
+		L.Push(lua.LTrue)
+		return 1
+	},
+	"update": func(L *lua.LState) int {
+		ls := live(L, "update")
+		ms := checkNumber(L, 2, "update", "delta-ms")
+		moveTime(L, "update", ls.s.Update(ms))
+		L.Push(lua.LTrue)
+		return 1
+	},
+	"jump": func(L *lua.LState) int {
+		ls := live(L, "jump")
+		d := checkDurationArg(L, 2, "jump", "")
+		moveTime(L, "jump", ls.s.Jump(d))
+		L.Push(lua.LTrue)
+		return 1
+	},
+	"next": func(L *lua.LState) int {
+		ls := live(L, "next")
+		ran, err := ls.s.Next()
+		moveTime(L, "next", err)
+		L.Push(lua.LBool(ran))
+		return 1
+	},
+	"run-all": func(L *lua.LState) int {
+		ls := live(L, "run-all")
+		limit := int64(sched.DefaultLoopLimit)
+		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
+			o := checkOptions(L, 2, "run-all", []string{"loop-limit"}, nil)
+			if n, given := o.integer("loop-limit", false); given {
+				if n < 1 {
+					o.fail("loop-limit", "an integer >= 1")
+				}
+				limit = n
+			}
+		}
+		moveTime(L, "run-all", ls.s.RunAll(int(limit)))
+		L.Push(lua.LTrue)
+		return 1
+	},
+	"run-to-last": func(L *lua.LState) int {
+		moveTime(L, "run-to-last", live(L, "run-to-last").s.RunToLast())
+		L.Push(lua.LTrue)
+		return 1
+	},
+	"now": func(L *lua.LState) int {
+		L.Push(newInstant(L, live(L, "now").s.Now()))
+		return 1
+	},
+	"count": func(L *lua.LState) int {
+		L.Push(lua.LNumber(live(L, "count").s.Count()))
+		return 1
+	},
+	"list": func(L *lua.LState) int {
+		pushJobList(L, live(L, "list").s.List())
+		return 1
+	},
+	"clear": func(L *lua.LState) int {
+		if err := live(L, "clear").s.Clear(); err != nil {
+			raise(L, "%s", err)
+		}
+		L.Push(lua.LTrue)
+		return 1
+	},
+	"drop": func(L *lua.LState) int {
+		checkScheduler(L, "drop").s.Drop()
+		L.Push(lua.LTrue)
+		return 1
+	},
+	"set-loop-limit": func(L *lua.LState) int {
+		ls := live(L, "set-loop-limit")
+		n, ok := toInteger(L.Get(2))
+		if !ok || n < 1 {
+			argError(L, 2, "set-loop-limit", "an integer >= 1 expected, got "+describe(L.Get(2)))
+		}
+		if err := ls.s.SetLoopLimit(int(n)); err != nil {
+			raise(L, "%s", err)
+		}
+		L.Push(lua.LTrue)
+		return 1
+	},
+	"trace": func(L *lua.LState) int {
+		ls := live(L, "trace")
+		switch v := L.Get(2).(type) {
+		case lua.LBool:
+			ls.tracing = bool(v)
+			if v {
+				ls.trace = ls.trace[:0]
+				ls.s.SetObserver(func(f sched.Fire) { ls.trace = append(ls.trace, f) })
+			} else {
+				ls.s.SetObserver(nil)
+			}
+			L.Push(lua.LTrue)
+			return 1
+		case *lua.LNilType:
+			pushTrace(L, ls.trace)
+			return 1
+		}
+		argError(L, 2, "trace", "boolean or nothing expected, got "+describe(L.Get(2)))
+		return 0
+	},
+}
+
+func pushTrace(L *lua.LState, fires []sched.Fire) {
+	list := L.CreateTable(len(fires), 0)
+	for _, f := range fires {
+		r := newRecord(L, 4)
+		r.RawSetString("at", newInstant(L, f.At))
+		r.RawSetString("id", lua.LNumber(f.ID))
+		r.RawSetString("kind", lua.LString(f.Kind.String()))
+		if f.ScheduledIndex > 0 {
+			r.RawSetString("scheduled-index", lua.LNumber(f.ScheduledIndex))
+		}
+		list.Append(r)
+	}
+	L.Push(list)
+}

@@ -1,0 +1,1031 @@
+package scripting
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/yuin/gopher-lua"
+
+	"github.com/metronome-rt/metronome/temporal"
+)
+
+// The Lua module temporal: exact durations, instants, clocks and recurrence
+// sets as userdata. Every value keeps its Go value in LUserData.Value
+// (durationValue, instantValue, *clockValue, *recurrenceValue), so the type
+// checks below (toDuration, toInstant, ...) look at the Go type and work for a
+// value whichever state made it. The metatables are made once per state and
+// kept in its registry.
+//
+// Lua numbers are float64: exact integers stop at 2^53, so durations and
+// instants are never handed out as plain numbers except where the contract
+// says so (total-ms, total-ns below 2^53, epoch-ms).
+
+// Registry key of the metatables' holder.
+const temporalMetaKey = "metronome.temporal"
+
+// maxExactNumber is 2^53: the largest magnitude up to which every integer is
+// a float64 (Lua number) exactly.
+const maxExactNumber = 1 << 53
+
+// durationValue is a temporal.Duration inside a userdata.
+type durationValue temporal.Duration
+
+func (v durationValue) luaTypeName() string {
+	return "Temporal.duration " + temporal.Duration(v).String()
+}
+
+// instantValue is a temporal.Instant inside a userdata.
+type instantValue temporal.Instant
+
+func (v instantValue) luaTypeName() string {
+	return "Temporal.instant " + temporal.Instant(v).String()
+}
+
+// clockValue is a temporal.Clock inside a userdata; desc says which kind.
+type clockValue struct {
+	c    temporal.Clock
+	desc string
+}
+
+func (v *clockValue) luaTypeName() string { return v.desc }
+
+// recurrenceValue is a checked recurrence set inside a userdata.
+type recurrenceValue struct {
+	rs      *temporal.RecurrenceSet
+	dtstart string
+}
+
+func (v *recurrenceValue) luaTypeName() string {
+	return "Temporal.recurrence-set DTSTART " + v.dtstart
+}
+
+// temporalMetas holds one state's metatables.
+type temporalMetas struct {
+	duration, instant, clock, recurrence *lua.LTable
+}
+
+// metas returns L's temporal metatables, making them on first use, so the
+// helpers work in a state that never required the module.
+func metas(L *lua.LState) *temporalMetas {
+	if ud, ok := L.G.Registry.RawGetString(temporalMetaKey).(*lua.LUserData); ok {
+		if m, ok := ud.Value.(*temporalMetas); ok {
+			return m
+		}
+	}
+	m := newTemporalMetas(L)
+	ud := L.NewUserData()
+	ud.Value = m
+	L.G.Registry.RawSetString(temporalMetaKey, ud)
+	return m
+}
+
+func newTemporalMetas(L *lua.LState) *temporalMetas {
+	// Durations and instants share their operator functions: gopher-lua calls
+	// __eq, __lt and __le only when both operands have the same function, and
+	// a shared one can name both types when they are mixed.
+	ops := map[string]lua.LGFunction{
+		"__add": temporalAdd,
+		"__sub": temporalSub,
+		"__mul": temporalMul,
+		"__div": temporalDiv,
+		"__mod": temporalMod,
+		"__pow": temporalPow,
+		"__unm": temporalUnm,
+		"__eq":  temporalEq,
+		"__lt":  temporalLt,
+		"__le":  temporalLe,
+	}
+	opFns := make(map[string]*lua.LFunction, len(ops))
+	for name, f := range ops {
+		opFns[name] = L.NewFunction(f)
+	}
+	tostring := L.NewFunction(temporalToString)
+	newMeta := func(kind string, methods map[string]lua.LGFunction, withOps bool) *lua.LTable {
+		mt := L.NewTable()
+		idx := L.NewTable()
+		setFuncs(L, idx, methods)
+		mt.RawSetString("__index", idx)
+		mt.RawSetString("__tostring", tostring)
+		mt.RawSetString("__metatable", lua.LString(kind))
+		if withOps {
+			for name, fn := range opFns {
+				mt.RawSetString(name, fn)
+			}
+		}
+		return mt
+	}
+	return &temporalMetas{
+		duration: newMeta("Temporal.duration", map[string]lua.LGFunction{
+			"total-ms": durationTotalMs,
+			"total-ns": durationTotalNs,
+		}, true),
+		instant: newMeta("Temporal.instant", map[string]lua.LGFunction{
+			"epoch-ms":        instantEpochMs,
+			"epoch-ns":        instantEpochNs,
+			"to-zoned-string": instantToZonedString,
+		}, true),
+		clock: newMeta("Temporal.clock", map[string]lua.LGFunction{
+			"now": clockNow,
+		}, false),
+		recurrence: newMeta("Temporal.recurrence-set", map[string]lua.LGFunction{
+			"occurrences": recurrenceOccurrences,
+		}, false),
+	}
+}
+
+// ---- helpers for other bindings ----
+
+// newDuration returns a duration userdata for d.
+func newDuration(L *lua.LState, d temporal.Duration) *lua.LUserData {
+	ud := L.NewUserData()
+	ud.Value = durationValue(d)
+	ud.Metatable = metas(L).duration
+	return ud
+}
+
+// pushDuration pushes a duration userdata for d.
+func pushDuration(L *lua.LState, d temporal.Duration) { L.Push(newDuration(L, d)) }
+
+// toDuration returns the duration in v; ok only for a duration userdata.
+func toDuration(v lua.LValue) (temporal.Duration, bool) {
+	if ud, ok := v.(*lua.LUserData); ok {
+		if d, ok := ud.Value.(durationValue); ok {
+			return temporal.Duration(d), true
+		}
+	}
+	return 0, false
+}
+
+// newInstant returns an instant userdata for t.
+func newInstant(L *lua.LState, t temporal.Instant) *lua.LUserData {
+	ud := L.NewUserData()
+	ud.Value = instantValue(t)
+	ud.Metatable = metas(L).instant
+	return ud
+}
+
+// toInstant returns the instant in v; ok only for an instant userdata.
+func toInstant(v lua.LValue) (temporal.Instant, bool) {
+	if ud, ok := v.(*lua.LUserData); ok {
+		if t, ok := ud.Value.(instantValue); ok {
+			return temporal.Instant(t), true
+		}
+	}
+	return temporal.Instant{}, false
+}
+
+// newClock returns a clock userdata for c; desc is what tostring shows
+// after "Temporal.clock" (for example "fixed 2024-03-10T06:59:00Z"), empty
+// for nothing.
+func newClock(L *lua.LState, c temporal.Clock, desc string) *lua.LUserData {
+	name := "Temporal.clock"
+	if desc != "" {
+		name += " " + desc
+	}
+	ud := L.NewUserData()
+	ud.Value = &clockValue{c: c, desc: name}
+	ud.Metatable = metas(L).clock
+	return ud
+}
+
+// toClock returns the clock in v; ok only for a clock userdata.
+func toClock(v lua.LValue) (temporal.Clock, bool) {
+	if ud, ok := v.(*lua.LUserData); ok {
+		if c, ok := ud.Value.(*clockValue); ok {
+			return c.c, true
+		}
+	}
+	return nil, false
+}
+
+// toRecurrenceSet returns the set in v; ok only for a recurrence-set
+// userdata.
+func toRecurrenceSet(v lua.LValue) (*temporal.RecurrenceSet, bool) {
+	if ud, ok := v.(*lua.LUserData); ok {
+		if r, ok := ud.Value.(*recurrenceValue); ok {
+			return r.rs, true
+		}
+	}
+	return nil, false
+}
+
+// goError raises err from the temporal package with the function's name.
+func goError(L *lua.LState, fn string, err error) {
+	msg := err.Error()
+	if strings.HasPrefix(msg, fn+": ") {
+		raise(L, "%s", msg)
+	}
+	raise(L, "%s: %s", fn, msg)
+}
+
+// ---- the module ----
+
+// loadTemporal is the loader of require "temporal".
+func loadTemporal(L *lua.LState) int {
+	metas(L)
+	mod := L.CreateTable(0, 6)
+
+	duration := L.NewTable()
+	setFuncs(L, duration, map[string]lua.LGFunction{
+		"parse":   durationParse,
+		"from-ms": durationFromMs,
+	})
+	dmt := L.NewTable()
+	dmt.RawSetString("__call", L.NewFunction(durationCall))
+	L.SetMetatable(duration, dmt)
+	mod.RawSetString("duration", duration)
+
+	instant := L.NewTable()
+	setFuncs(L, instant, map[string]lua.LGFunction{
+		"parse":         instantParse,
+		"from-epoch-ms": instantFromEpochMs,
+		"from-epoch-ns": instantFromEpochNs,
+		"from-local":    instantFromLocal,
+	})
+	mod.RawSetString("instant", instant)
+
+	clock := L.NewTable()
+	setFuncs(L, clock, map[string]lua.LGFunction{
+		"fixed":  clockFixed,
+		"system": clockSystem,
+	})
+	mod.RawSetString("clock", clock)
+
+	setFuncs(L, mod, map[string]lua.LGFunction{
+		"recurrence-set": recurrenceSetNew,
+	})
+	L.Push(mod)
+	return 1
+}
+
+// ---- durations ----
+
+var durationKeys = []string{"hours", "minutes", "seconds", "milliseconds", "microseconds", "nanoseconds"}
+
+func durationKeyIndex(k string) int {
+	switch k {
+	case "hours":
+		return 0
+	case "minutes":
+		return 1
+	case "seconds":
+		return 2
+	case "milliseconds":
+		return 3
+	case "microseconds":
+		return 4
+	case "nanoseconds":
+		return 5
+	}
+	return -1
+}
+
+// durationCall is Temporal.duration{...}: the first argument is the callable
+// table itself, the user's first argument is the field table.
+func durationCall(L *lua.LState) int {
+	const fn = "duration"
+	tbl, ok := L.Get(2).(*lua.LTable)
+	if !ok {
+		argError(L, 1, fn, "option table expected, got "+describe(L.Get(2)))
+	}
+	// The warm path: one pass, no maps. On anything odd, the slow path below
+	// finds the first problem and raises the error it deserves.
+	var f [6]int64
+	var seen uint8
+	bad := false
+	tbl.ForEach(func(k, v lua.LValue) {
+		if bad {
+			return
+		}
+		ks, ok := k.(lua.LString)
+		if !ok {
+			bad = true
+			return
+		}
+		i := durationKeyIndex(string(ks))
+		if i < 0 || seen&(1<<i) != 0 {
+			bad = true
+			return
+		}
+		seen |= 1 << i
+		n, ok := toInteger(v)
+		if !ok {
+			bad = true
+			return
+		}
+		f[i] = n
+	})
+	if bad {
+		durationFieldsSlow(L, tbl)
+	}
+	d, err := temporal.DurationOf(temporal.DurationFields{
+		Hours: f[0], Minutes: f[1], Seconds: f[2],
+		Milliseconds: f[3], Microseconds: f[4], Nanoseconds: f[5],
+	})
+	if err != nil {
+		argError(L, 1, fn, err.Error())
+	}
+	pushDuration(L, d)
+	return 1
+}
+
+// durationFieldsSlow raises the error for a field table the warm path
+// refused: the key checks of readOptions first, then each field in order.
+func durationFieldsSlow(L *lua.LState, tbl *lua.LTable) {
+	o := readOptions(L, tbl, 1, "duration", durationKeys, map[string]string{
+		"days":  "days are not an exact length; use hours",
+		"weeks": "weeks are not an exact length; use hours",
+		"ms":    "use :milliseconds",
+		"us":    "use :microseconds",
+		"ns":    "use :nanoseconds",
+	})
+	for _, k := range durationKeys {
+		if o.has(k) {
+			integerOption(&o, k)
+		}
+	}
+	raise(L, "duration: bad field table") // not reached: the warm path refused it for a reason
+}
+
+// integerOption returns an integer-valued option; an integral number out of
+// the int64 range is reported as an overflow, not as "not an integer".
+func integerOption(o *options, key string) int64 {
+	v := o.get(key)
+	n, ok := toInteger(v)
+	if !ok {
+		if f, isNum := v.(lua.LNumber); isNum && !math.IsInf(float64(f), 0) && float64(f) == math.Trunc(float64(f)) {
+			argError(o.L, o.arg, o.fn, fmt.Sprintf(":%s %s %v", key, formatNumber(float64(f)), temporal.ErrOverflow))
+		}
+		o.fail(key, "an integer")
+	}
+	return n
+}
+
+func durationParse(L *lua.LState) int {
+	const fn = "duration.parse"
+	s, ok := L.Get(1).(lua.LString)
+	if !ok {
+		argError(L, 1, fn, "ISO 8601 string expected (such as \"PT1.5S\"), got "+describe(L.Get(1)))
+	}
+	d, err := temporal.ParseDuration(string(s))
+	if err != nil {
+		goError(L, fn, err)
+	}
+	pushDuration(L, d)
+	return 1
+}
+
+func durationFromMs(L *lua.LState) int {
+	const fn = "duration.from-ms"
+	ms := checkNumber(L, 1, fn, "milliseconds")
+	if math.IsNaN(ms) || math.IsInf(ms, 0) {
+		argError(L, 1, fn, "milliseconds must be finite, got number "+formatNumber(ms))
+	}
+	d, err := temporal.DurationFromMillis(ms)
+	if err != nil {
+		goError(L, fn, err)
+	}
+	pushDuration(L, d)
+	return 1
+}
+
+// checkDurationSelf returns the duration a method was called on.
+func checkDurationSelf(L *lua.LState, method string) temporal.Duration {
+	d, ok := toDuration(L.Get(1))
+	if !ok {
+		argError(L, 1, method, fmt.Sprintf("a Temporal.duration expected (call it as d:%s()), got %s", snake(method), describe(L.Get(1))))
+	}
+	return d
+}
+
+func durationTotalMs(L *lua.LState) int {
+	d := checkDurationSelf(L, "total-ms")
+	L.Push(lua.LNumber(d.Milliseconds()))
+	return 1
+}
+
+func durationTotalNs(L *lua.LState) int {
+	d := checkDurationSelf(L, "total-ns")
+	ns := d.Nanoseconds()
+	if ns > maxExactNumber || ns < -maxExactNumber {
+		raise(L, "total-ns: %s is %d ns, beyond 2^53 where Lua numbers stop being exact; use tostring(d) or total-ms", d, ns)
+	}
+	L.Push(lua.LNumber(ns))
+	return 1
+}
+
+// ---- instants ----
+
+func instantParse(L *lua.LState) int {
+	const fn = "instant.parse"
+	s, ok := L.Get(1).(lua.LString)
+	if !ok {
+		argError(L, 1, fn, "RFC 3339 string expected (such as \"2024-03-10T06:59:00Z\"), got "+describe(L.Get(1)))
+	}
+	t, err := temporal.ParseInstant(string(s))
+	if err != nil {
+		goError(L, fn, err)
+	}
+	L.Push(newInstant(L, t))
+	return 1
+}
+
+func instantFromEpochMs(L *lua.LState) int {
+	const fn = "instant.from-epoch-ms"
+	v := L.Get(1)
+	ms, ok := toInteger(v)
+	if !ok {
+		argError(L, 1, fn, "epoch milliseconds must be an integer number, got "+describe(v))
+	}
+	t, err := temporal.FromUnixMilli(ms)
+	if err != nil {
+		goError(L, fn, err)
+	}
+	L.Push(newInstant(L, t))
+	return 1
+}
+
+func instantFromEpochNs(L *lua.LState) int {
+	const fn = "instant.from-epoch-ns"
+	var ns int64
+	switch v := L.Get(1).(type) {
+	case lua.LString:
+		n, err := parseDecimal(string(v))
+		if err != nil {
+			argError(L, 1, fn, fmt.Sprintf("epoch nanoseconds %q %v", string(v), err))
+		}
+		ns = n
+	case lua.LNumber:
+		n, ok := toInteger(v)
+		if !ok {
+			argError(L, 1, fn, "epoch nanoseconds must be an integer, got "+describe(v))
+		}
+		if n > maxExactNumber || n < -maxExactNumber {
+			argError(L, 1, fn, "epoch nanoseconds "+describe(v)+" is beyond 2^53, where Lua numbers stop being exact; pass a decimal string such as t:epoch_ns() gives")
+		}
+		ns = n
+	default:
+		argError(L, 1, fn, "epoch nanoseconds must be a decimal string or an integer number, got "+describe(v))
+	}
+	L.Push(newInstant(L, temporal.FromUnixNano(ns)))
+	return 1
+}
+
+// parseDecimal reads an optionally signed decimal integer: digits only, no
+// spaces, no base prefix, no exponent.
+func parseDecimal(s string) (int64, error) {
+	digits := s
+	if digits != "" && (digits[0] == '-' || digits[0] == '+') {
+		digits = digits[1:]
+	}
+	if digits == "" {
+		return 0, errors.New("is not a decimal integer")
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return 0, errors.New("is not a decimal integer")
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, temporal.ErrOverflow
+	}
+	return n, nil
+}
+
+func instantFromLocal(L *lua.LState) int {
+	const fn = "instant.from-local"
+	ldtS, ok := L.Get(1).(lua.LString)
+	if !ok {
+		argError(L, 1, fn, "local date-time string expected (such as \"2024-03-10T02:30:00\"), got "+describe(L.Get(1)))
+	}
+	zoneS, ok := L.Get(2).(lua.LString)
+	if !ok {
+		argError(L, 2, fn, "zone id string expected (such as \"America/New_York\"), got "+describe(L.Get(2)))
+	}
+	dis := temporal.Reject
+	switch v := L.Get(3).(type) {
+	case *lua.LNilType:
+	case lua.LString:
+		d, err := temporal.ParseDisambiguation(string(v))
+		if err != nil {
+			argError(L, 3, fn, err.Error())
+		}
+		dis = d
+	default:
+		argError(L, 3, fn, "disambiguation must be a string (reject, compatible, earlier or later), got "+describe(v))
+	}
+	ldt, err := temporal.ParseLocalDateTime(string(ldtS))
+	if err != nil {
+		goError(L, fn, err)
+	}
+	zone, err := temporal.LoadZone(string(zoneS))
+	if err != nil {
+		goError(L, fn, err)
+	}
+	t, err := zone.Resolve(ldt, dis)
+	if err != nil {
+		goError(L, fn, err)
+	}
+	L.Push(newInstant(L, t))
+	return 1
+}
+
+func checkInstantSelf(L *lua.LState, method string) temporal.Instant {
+	t, ok := toInstant(L.Get(1))
+	if !ok {
+		argError(L, 1, method, fmt.Sprintf("a Temporal.instant expected (call it as t:%s()), got %s", snake(method), describe(L.Get(1))))
+	}
+	return t
+}
+
+func instantEpochMs(L *lua.LState) int {
+	t := checkInstantSelf(L, "epoch-ms")
+	L.Push(lua.LNumber(t.UnixMilli()))
+	return 1
+}
+
+func instantEpochNs(L *lua.LState) int {
+	t := checkInstantSelf(L, "epoch-ns")
+	L.Push(lua.LString(strconv.FormatInt(t.UnixNano(), 10)))
+	return 1
+}
+
+func instantToZonedString(L *lua.LState) int {
+	const fn = "to-zoned-string"
+	t := checkInstantSelf(L, fn)
+	zone, ok := L.Get(2).(lua.LString)
+	if !ok {
+		argError(L, 2, fn, "zone id string expected (such as \"America/New_York\"), got "+describe(L.Get(2)))
+	}
+	s, err := t.ZonedString(string(zone))
+	if err != nil {
+		goError(L, fn, err)
+	}
+	L.Push(lua.LString(s))
+	return 1
+}
+
+// ---- operators shared by durations and instants ----
+
+func badOperands(L *lua.LState, op string, a, b lua.LValue, want string) {
+	raise(L, "bad operands to '%s' (%s %s %s; %s)", op, describe(a), op, describe(b), want)
+}
+
+func temporalAdd(L *lua.LState) int {
+	a, b := L.Get(1), L.Get(2)
+	if x, ok := toDuration(a); ok {
+		if y, ok := toDuration(b); ok {
+			r, err := x.Add(y)
+			if err != nil {
+				raise(L, "bad operands to '+' (%v)", err)
+			}
+			pushDuration(L, r)
+			return 1
+		}
+		if t, ok := toInstant(b); ok {
+			return pushInstantPlus(L, t, x)
+		}
+	} else if t, ok := toInstant(a); ok {
+		if y, ok := toDuration(b); ok {
+			return pushInstantPlus(L, t, y)
+		}
+	}
+	badOperands(L, "+", a, b, "want duration + duration or instant + duration")
+	return 0
+}
+
+func pushInstantPlus(L *lua.LState, t temporal.Instant, d temporal.Duration) int {
+	r, err := t.Add(d)
+	if err != nil {
+		raise(L, "bad operands to '+' (%v)", err)
+	}
+	L.Push(newInstant(L, r))
+	return 1
+}
+
+func temporalSub(L *lua.LState) int {
+	a, b := L.Get(1), L.Get(2)
+	if x, ok := toDuration(a); ok {
+		if y, ok := toDuration(b); ok {
+			r, err := x.Sub(y)
+			if err != nil {
+				raise(L, "bad operands to '-' (%v)", err)
+			}
+			pushDuration(L, r)
+			return 1
+		}
+	} else if t, ok := toInstant(a); ok {
+		if y, ok := toDuration(b); ok {
+			r, err := instantMinus(t, y)
+			if err != nil {
+				raise(L, "bad operands to '-' (%v - %v %v)", t, y, temporal.ErrOverflow)
+			}
+			L.Push(newInstant(L, r))
+			return 1
+		}
+		if u, ok := toInstant(b); ok {
+			r, err := t.Sub(u)
+			if err != nil {
+				raise(L, "bad operands to '-' (%v)", err)
+			}
+			pushDuration(L, r)
+			return 1
+		}
+	}
+	badOperands(L, "-", a, b, "want duration - duration, instant - duration or instant - instant")
+	return 0
+}
+
+// instantMinus returns t-d, also for the most negative d, whose negation
+// does not fit.
+func instantMinus(t temporal.Instant, d temporal.Duration) (temporal.Instant, error) {
+	if d == math.MinInt64 {
+		r, err := t.Add(math.MaxInt64) // t - d = t + (2^63 - 1) + 1
+		if err == nil {
+			r, err = r.Add(1)
+		}
+		return r, err
+	}
+	return t.Add(-d)
+}
+
+func temporalMul(L *lua.LState) int {
+	a, b := L.Get(1), L.Get(2)
+	d, ok := toDuration(a)
+	k := b
+	if !ok {
+		d, ok = toDuration(b)
+		k = a
+	}
+	if ok {
+		if n, isInt := toInteger(k); isInt {
+			r, err := d.Mul(n)
+			if err != nil {
+				raise(L, "bad operands to '*' (%v)", err)
+			}
+			pushDuration(L, r)
+			return 1
+		}
+	}
+	badOperands(L, "*", a, b, "a duration multiplies by an integer number only")
+	return 0
+}
+
+func temporalDiv(L *lua.LState) int {
+	badOperands(L, "/", L.Get(1), L.Get(2), "durations do not divide: they are exact nanoseconds; multiply by an integer or use Temporal.duration{nanoseconds = ...}")
+	return 0
+}
+
+func temporalMod(L *lua.LState) int {
+	badOperands(L, "%", L.Get(1), L.Get(2), "durations and instants have no remainder")
+	return 0
+}
+
+func temporalPow(L *lua.LState) int {
+	badOperands(L, "^", L.Get(1), L.Get(2), "durations and instants have no power")
+	return 0
+}
+
+func temporalUnm(L *lua.LState) int {
+	a := L.Get(1)
+	d, ok := toDuration(a)
+	if !ok {
+		raise(L, "bad operand to unary '-' (%s; only a duration negates)", describe(a))
+	}
+	r, err := d.Neg()
+	if err != nil {
+		raise(L, "bad operand to unary '-' (%v)", err)
+	}
+	pushDuration(L, r)
+	return 1
+}
+
+// compare returns a<=>b for two durations or two instants; ok is false for
+// any other pair.
+func compare(a, b lua.LValue) (int, bool) {
+	if x, ok := toDuration(a); ok {
+		if y, ok := toDuration(b); ok {
+			switch {
+			case x < y:
+				return -1, true
+			case x > y:
+				return 1, true
+			}
+			return 0, true
+		}
+		return 0, false
+	}
+	if t, ok := toInstant(a); ok {
+		if u, ok := toInstant(b); ok {
+			return t.Compare(u), true
+		}
+	}
+	return 0, false
+}
+
+func temporalEq(L *lua.LState) int {
+	c, ok := compare(L.Get(1), L.Get(2))
+	L.Push(lua.LBool(ok && c == 0))
+	return 1
+}
+
+func temporalLt(L *lua.LState) int {
+	c, ok := compare(L.Get(1), L.Get(2))
+	if !ok {
+		badOperands(L, "<", L.Get(1), L.Get(2), "compare durations with durations and instants with instants")
+	}
+	L.Push(lua.LBool(c < 0))
+	return 1
+}
+
+func temporalLe(L *lua.LState) int {
+	c, ok := compare(L.Get(1), L.Get(2))
+	if !ok {
+		badOperands(L, "<=", L.Get(1), L.Get(2), "compare durations with durations and instants with instants")
+	}
+	L.Push(lua.LBool(c <= 0))
+	return 1
+}
+
+// temporalToString is __tostring for every temporal userdata: ISO 8601 for
+// durations, RFC 3339 UTC for instants, a description for the others.
+func temporalToString(L *lua.LState) int {
+	ud, ok := L.Get(1).(*lua.LUserData)
+	if ok {
+		switch v := ud.Value.(type) {
+		case durationValue:
+			L.Push(lua.LString(temporal.Duration(v).String()))
+			return 1
+		case instantValue:
+			L.Push(lua.LString(temporal.Instant(v).String()))
+			return 1
+		case interface{ luaTypeName() string }:
+			L.Push(lua.LString(v.luaTypeName()))
+			return 1
+		}
+	}
+	L.Push(lua.LString(describe(L.Get(1))))
+	return 1
+}
+
+// ---- clocks ----
+
+func clockFixed(L *lua.LState) int {
+	const fn = "clock.fixed"
+	t, ok := toInstant(L.Get(1))
+	if !ok {
+		argError(L, 1, fn, "a Temporal.instant expected (make one with Temporal.instant.parse), got "+describe(L.Get(1)))
+	}
+	L.Push(newClock(L, temporal.Fixed(t), "fixed "+t.String()))
+	return 1
+}
+
+func clockSystem(L *lua.LState) int {
+	L.Push(newClock(L, temporal.System(), "system"))
+	return 1
+}
+
+func clockNow(L *lua.LState) int {
+	c, ok := toClock(L.Get(1))
+	if !ok {
+		argError(L, 1, "now", "a Temporal.clock expected (call it as clock:now()), got "+describe(L.Get(1)))
+	}
+	L.Push(newInstant(L, c.Now()))
+	return 1
+}
+
+// ---- recurrence sets ----
+
+var (
+	recurrenceKeys  = []string{"dtstart", "rrule", "rdate", "exdate", "exrule"}
+	occurrencesKeys = []string{"zone-id", "disambiguation", "limit", "after", "before"}
+)
+
+// recurrenceSetNew is Temporal["recurrence-set"]{...}: the table is checked
+// now, so a bad rule fails where it is written, not where it is expanded.
+func recurrenceSetNew(L *lua.LState) int {
+	const fn = "recurrence-set"
+	o := checkOptions(L, 1, fn, recurrenceKeys, map[string]string{
+		"zone-id": "the zone is given to occurrences, not to the set",
+		"zone_id": "the zone is given to occurrences, not to the set",
+		"rrules":  "use :rrule (a string or a list of strings)",
+		"rdates":  "use :rdate (a list of local date-times)",
+		"exdates": "use :exdate (a list of local date-times)",
+		"exrules": "use :exrule (a string or a list of strings)",
+	})
+	dt, ok := o.get("dtstart").(lua.LString)
+	if !ok {
+		o.fail("dtstart", "a local date-time string without offset (such as \"2024-03-09T09:00:00\")")
+	}
+	var spec temporal.RecurrenceSpec
+	var err error
+	if spec.DTStart, err = temporal.ParseLocalDateTime(string(dt)); err != nil {
+		argError(L, 1, fn, ":dtstart: "+err.Error())
+	}
+	spec.RRules = ruleList(&o, "rrule")
+	spec.ExRules = ruleList(&o, "exrule")
+	spec.RDates = localList(&o, "rdate")
+	spec.ExDates = localList(&o, "exdate")
+	rs, err := temporal.NewRecurrenceSet(spec)
+	if err != nil {
+		recurrenceError(L, 1, fn, err)
+	}
+	ud := L.NewUserData()
+	ud.Value = &recurrenceValue{rs: rs, dtstart: spec.DTStart.String()}
+	ud.Metatable = metas(L).recurrence
+	L.Push(ud)
+	return 1
+}
+
+// recurrenceError raises err from NewRecurrenceSet or Occurrences: a
+// *temporal.RecurrenceError as a bad argument naming the option, anything
+// else with the function's name.
+func recurrenceError(L *lua.LState, arg int, fn string, err error) {
+	var re *temporal.RecurrenceError
+	if errors.As(err, &re) {
+		key := re.Field
+		if key == "zone" {
+			key = "zone-id"
+		}
+		if re.Value == "" {
+			argError(L, arg, fn, fmt.Sprintf(":%s: %s", key, re.Reason))
+		}
+		argError(L, arg, fn, fmt.Sprintf(":%s %q: %s", key, re.Value, re.Reason))
+	}
+	goError(L, fn, err)
+}
+
+// listItems returns the items of a sequence table 1..n; any other key is an
+// error naming the option.
+func listItems(o *options, key string, tbl *lua.LTable) []lua.LValue {
+	n := tbl.Len()
+	var bad lua.LValue
+	tbl.ForEach(func(k, _ lua.LValue) {
+		if bad != nil {
+			return
+		}
+		if i, ok := toInteger(k); !ok || i < 1 || i > int64(n) {
+			bad = k
+		}
+	})
+	if bad != nil {
+		argError(o.L, o.arg, o.fn, fmt.Sprintf(":%s must be a list (keys 1..n), got key %s", key, describe(bad)))
+	}
+	items := make([]lua.LValue, n)
+	for i := range items {
+		items[i] = tbl.RawGetInt(i + 1)
+	}
+	return items
+}
+
+// ruleList reads an rrule or exrule option: a string or a list of strings.
+func ruleList(o *options, key string) []string {
+	const want = "a rule string (such as \"FREQ=DAILY;COUNT=3\") or a list of them"
+	switch v := o.get(key).(type) {
+	case *lua.LNilType:
+		return nil
+	case lua.LString:
+		return []string{string(v)}
+	case *lua.LTable:
+		items := listItems(o, key, v)
+		out := make([]string, len(items))
+		for i, it := range items {
+			s, ok := it.(lua.LString)
+			if !ok {
+				argError(o.L, o.arg, o.fn, fmt.Sprintf(":%s[%d] must be a rule string (such as \"FREQ=DAILY;COUNT=3\"), got %s", key, i+1, describe(it)))
+			}
+			out[i] = string(s)
+		}
+		return out
+	}
+	o.fail(key, want)
+	return nil
+}
+
+// localList reads an rdate or exdate option: a list of local date-time
+// strings.
+func localList(o *options, key string) []temporal.LocalDateTime {
+	v := o.get(key)
+	if v == lua.LNil {
+		return nil
+	}
+	tbl, ok := v.(*lua.LTable)
+	if !ok {
+		o.fail(key, "a list of local date-time strings (such as {\"2024-03-09T09:00:00\"})")
+	}
+	items := listItems(o, key, tbl)
+	out := make([]temporal.LocalDateTime, len(items))
+	for i, it := range items {
+		s, ok := it.(lua.LString)
+		if !ok {
+			argError(o.L, o.arg, o.fn, fmt.Sprintf(":%s[%d] must be a local date-time string (such as \"2024-03-09T09:00:00\"), got %s", key, i+1, describe(it)))
+		}
+		l, err := temporal.ParseLocalDateTime(string(s))
+		if err != nil {
+			argError(o.L, o.arg, o.fn, fmt.Sprintf(":%s[%d]: %v", key, i+1, err))
+		}
+		out[i] = l
+	}
+	return out
+}
+
+// recurrenceOccurrences is rs:occurrences{...}: the set's instants in order,
+// as a list.
+func recurrenceOccurrences(L *lua.LState) int {
+	const fn = "occurrences"
+	rs, ok := toRecurrenceSet(L.Get(1))
+	if !ok {
+		argError(L, 1, fn, "a Temporal.recurrence-set expected (call it as rs:occurrences{...}), got "+describe(L.Get(1)))
+	}
+	opts, o := expandOptions(L, 2, fn)
+	list, err := rs.Occurrences(opts)
+	if err != nil {
+		recurrenceError(L, o.arg, fn, err)
+	}
+	out := L.CreateTable(len(list), 0)
+	for _, t := range list {
+		out.Append(newInstant(L, t))
+	}
+	L.Push(out)
+	return 1
+}
+
+// expandOptions reads argument n of fn as occurrences' option table.
+func expandOptions(L *lua.LState, n int, fn string) (temporal.ExpandOptions, *options) {
+	o := checkOptions(L, n, fn, occurrencesKeys, map[string]string{
+		"zone": "use :zone-id",
+	})
+	opts := temporal.ExpandOptions{
+		Zone:           zoneOption(&o, "zone-id"),
+		Disambiguation: disambiguationOption(&o, "disambiguation"),
+		Limit:          limitOption(&o, "limit"),
+	}
+	for _, key := range []string{"after", "before"} {
+		v := o.get(key)
+		if v == lua.LNil {
+			continue
+		}
+		t, ok := toInstant(v)
+		if !ok {
+			o.fail(key, "a Temporal.instant")
+		}
+		if key == "after" {
+			opts.After = &t
+		} else {
+			opts.Before = &t
+		}
+	}
+	return opts, &o
+}
+
+// zoneOption returns a required IANA zone id option, checked against the
+// embedded database.
+func zoneOption(o *options, key string) string {
+	zone, ok := o.get(key).(lua.LString)
+	if !ok {
+		o.fail(key, "an IANA zone id string (such as \"America/New_York\"); there is no default zone")
+	}
+	if _, err := temporal.LoadZone(string(zone)); err != nil {
+		argError(o.L, o.arg, o.fn, fmt.Sprintf(":%s: %v", key, err))
+	}
+	return string(zone)
+}
+
+// disambiguationOption returns an optional disambiguation name; absent is
+// Reject.
+func disambiguationOption(o *options, key string) temporal.Disambiguation {
+	s, ok := o.str(key, false)
+	if !ok {
+		return temporal.Reject
+	}
+	d, err := temporal.ParseDisambiguation(s)
+	if err != nil {
+		argError(o.L, o.arg, o.fn, ":"+err.Error())
+	}
+	return d
+}
+
+// limitOption returns an optional limit, an integer >= 1; absent is 0 (no
+// limit). An integral number beyond the int range means no practical limit.
+func limitOption(o *options, key string) int {
+	v := o.get(key)
+	if v == lua.LNil {
+		return 0
+	}
+	f, isNum := v.(lua.LNumber)
+	switch {
+	case !isNum || math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) || float64(f) != math.Trunc(float64(f)):
+		o.fail(key, "an integer")
+	case f < 1:
+		o.fail(key, "an integer >= 1")
+	case float64(f) >= float64(maxInt):
+		return maxInt
+	}
+	return int(f)
+}
+
+const maxInt = int(^uint(0) >> 1)

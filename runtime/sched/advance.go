@@ -1,0 +1,327 @@
+package sched
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/metronome-rt/metronome/runtime/internal/timerq"
+	"github.com/metronome-rt/metronome/temporal"
+)
+
+// maxRejections bounds how many rejected local times in a row a recurrence
+// skips while looking for its next occurrence (a rule whose every time falls
+// in a DST gap would otherwise spin forever).
+const maxRejections = 10_000
+
+// Advance runs every job due at or before Now()+d, in (deadline, creation)
+// order, then sets Now() to Now()+d. Work that callbacks schedule inside the
+// window runs in the same call. d must be >= 0.
+//
+// A callback error stops the drain: Advance returns it in a *JobError and
+// Now() stays at that job's deadline. Advance from inside one of this
+// scheduler's callbacks returns ErrReentrant.
+func (s *Scheduler) Advance(d temporal.Duration) error {
+	return s.advance("advance", d)
+}
+
+// Update is Advance for hosts that count in milliseconds: deltaMs must be
+// finite and >= 0, and is rounded to the nearest nanosecond.
+func (s *Scheduler) Update(deltaMs float64) error {
+	if math.IsNaN(deltaMs) || math.IsInf(deltaMs, 0) || deltaMs < 0 {
+		if err := s.check("update"); err != nil {
+			return err
+		}
+		return &OptionError{"update", "delta-ms", "a finite number of milliseconds >= 0", deltaMs}
+	}
+	d, err := temporal.DurationFromMillis(deltaMs)
+	if err != nil {
+		return &OptionError{"update", "delta-ms", "a finite number of milliseconds >= 0 within range", deltaMs}
+	}
+	return s.advance("update", d)
+}
+
+func (s *Scheduler) advance(name string, d temporal.Duration) error {
+	if err := s.enter(name); err != nil {
+		return err
+	}
+	defer s.leave()
+	if d < 0 {
+		return &OptionError{name, "duration", "a duration >= 0", d}
+	}
+	target, err := s.deadline(name, "duration", d)
+	if err != nil {
+		return err
+	}
+	return s.drain(target, false)
+}
+
+// Next moves Now() to the earliest deadline and runs what is due there. It
+// reports false, and does nothing, when nothing is pending.
+func (s *Scheduler) Next() (bool, error) {
+	if err := s.enter("next"); err != nil {
+		return false, err
+	}
+	defer s.leave()
+	_, when, _, _, ok := s.q.Peek()
+	if !ok {
+		return false, nil
+	}
+	return true, s.drain(when, false)
+}
+
+// RunAll runs jobs deadline by deadline until nothing is pending, leaving
+// Now() at the last deadline that fired. It fails with a *RunLimitError
+// once more than loopLimit callbacks would run, so it fails while an
+// interval is active. loopLimit must be >= 1.
+func (s *Scheduler) RunAll(loopLimit int) error {
+	if err := s.enter("run-all"); err != nil {
+		return err
+	}
+	defer s.leave()
+	if loopLimit < 1 {
+		return &OptionError{"run-all", "loop-limit", "an integer >= 1", loopLimit}
+	}
+	s.fireLimit = loopLimit
+	for {
+		_, when, _, _, ok := s.q.Peek()
+		if !ok || s.dropped {
+			return nil
+		}
+		if err := s.drain(when, false); err != nil {
+			return err
+		}
+	}
+}
+
+// RunToLast advances to the latest deadline pending when it is called,
+// running everything due up to it (work scheduled meanwhile beyond it stays
+// pending). With nothing pending it does nothing.
+func (s *Scheduler) RunToLast() error {
+	if err := s.enter("run-to-last"); err != nil {
+		return err
+	}
+	defer s.leave()
+	last, any := int64(0), false
+	s.q.Each(func(_ timerq.ID, when int64, _ uint64, _ ref) bool {
+		last, any = max(last, when), true
+		return true
+	})
+	if !any {
+		return nil
+	}
+	return s.drain(max(last, s.now), false)
+}
+
+// Jump models a host that was suspended for d: Now() moves to Now()+d first,
+// then each due job runs once, at that instant, in (deadline, creation)
+// order. An interval stays on its grid (every 10ms from 0, Jump(35ms): one
+// fire at 35, next at 40); a recurrence fires once and resumes with its
+// first occurrence after the new Now().
+func (s *Scheduler) Jump(d temporal.Duration) error {
+	if err := s.enter("jump"); err != nil {
+		return err
+	}
+	defer s.leave()
+	if d < 0 {
+		return &OptionError{"jump", "duration", "a duration >= 0", d}
+	}
+	target, err := s.deadline("jump", "duration", d)
+	if err != nil {
+		return err
+	}
+	s.now = target
+	return s.drain(target, true)
+}
+
+func (s *Scheduler) enter(name string) error {
+	if s.dropped {
+		return fmt.Errorf("%s: %w", name, ErrDropped)
+	}
+	if s.running {
+		return fmt.Errorf("%s: %w", name, ErrReentrant)
+	}
+	s.running = true
+	s.call++
+	s.loopErr = nil
+	s.fireLimit, s.fires = 0, 0
+	return nil
+}
+
+func (s *Scheduler) leave() {
+	s.running = false
+	s.inJob = false
+}
+
+// A drain over at least sortMin pending jobs sorts what is still due
+// (timerq's SortDue) once it has fired 1/2^sortAfterShift of them: such a
+// drain is likely to fire much more, and popping a sorted run costs a few ns
+// where a sift through a heap that misses the cache costs hundreds. Below
+// sortMin the heap fits in cache and sorting does not pay. They are
+// variables so that tests can send small drains down this path.
+var (
+	sortAfterShift = 7
+	sortMin        = 1 << 15
+)
+
+// drain runs jobs due at or before target. In jump mode every job runs at
+// target; otherwise Now() follows each job's deadline.
+func (s *Scheduler) drain(target int64, jump bool) error {
+	sortAt := -1
+	if n := s.q.Len(); n >= sortMin {
+		sortAt = n >> sortAfterShift
+	}
+	for fired := 0; !s.dropped; fired++ {
+		id, when, key, p, ok := s.q.Peek()
+		if !ok || when > target {
+			break
+		}
+		if fired == sortAt {
+			s.q.SortDue(target)
+		}
+		if s.fireLimit > 0 && s.fires >= s.fireLimit {
+			return &RunLimitError{Limit: s.fireLimit}
+		}
+		if !jump {
+			s.now = when
+		}
+		s.fires++
+		if err := s.fire(id, when, key, p, jump, target); err != nil {
+			return err
+		}
+		if s.loopErr != nil {
+			return s.loopErr
+		}
+	}
+	if !s.dropped {
+		s.now = target
+	}
+	return nil
+}
+
+// fire runs the job at the top of the queue. A one-shot leaves the queue; a
+// repeating job is re-keyed in place (one sift instead of a pop and a push)
+// before its callback runs, so a callback can cancel it and an error loses
+// nothing.
+func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool, target int64) error {
+	tag := key & tagMask
+	s.inJob, s.curKey = true, key
+	if tag == tagOnce {
+		// The common case, kept short: no extension, nothing to load.
+		s.curExt = nil
+		s.q.Pop()
+		if s.observer != nil {
+			s.observe(key, nil, 0)
+		}
+		if err := refFunc(p)(); err != nil {
+			return &JobError{ID: key >> tagBits, Kind: KindOnce, Err: err}
+		}
+		return nil
+	}
+	ext := refExt(p)
+	s.curExt = ext
+	var err error
+	switch tag {
+	case tagOnceExt:
+		fn := s.fns[id].fn
+		s.q.Pop()
+		s.extDone = true
+		s.observe(key, ext, 0)
+		err = fn()
+	case tagEvery:
+		j := s.fns[id]
+		if next, ok := nextTick(when, j.interval, jump, target, s.maxAt); ok {
+			s.q.Update(id, next, key)
+		} else {
+			s.q.Remove(id) // the next tick is past the end of representable time
+			s.extDone = true
+		}
+		if s.observer != nil {
+			s.observe(key, ext, 0)
+		}
+		err = j.fn()
+	case tagRecurrence:
+		err = s.fireRecurrence(id, key, ext, jump, target)
+	}
+	if err != nil {
+		err = &JobError{ID: key >> tagBits, Kind: tagKind(tag), Label: ext.label, Err: err}
+	}
+	if s.extDone {
+		// The job left the queue, before or during its callback. Its queue
+		// ID may already belong to a job the callback scheduled.
+		s.extDone = false
+		if _, _, _, queued := s.q.Get(id); !queued && int(id) < len(s.fns) {
+			s.fns[id] = jobFn{}
+		}
+		s.freeExt(ext)
+	}
+	return err
+}
+
+// nextTick returns an interval's next deadline after the tick at when: one
+// period later, or in jump mode the first tick after target. ok is false if
+// that deadline is past last, the last deadline whose instant fits int64
+// nanoseconds (when <= last).
+func nextTick(when, iv int64, jump bool, target, last int64) (next int64, ok bool) {
+	if !jump || target < when {
+		// One period: every fire of a drain, so no division.
+		if when > last-iv {
+			return 0, false
+		}
+		return when + iv, true
+	}
+	steps := (target-when)/iv + 1
+	if steps > (last-when)/iv {
+		return 0, false
+	}
+	return when + steps*iv, true
+}
+
+func (s *Scheduler) fireRecurrence(id timerq.ID, key uint64, ext *jobExt, jump bool, target int64) error {
+	r := ext.rec
+	r.fired++
+	occ := Occurrence{ScheduledAt: r.nextAt, Index: r.fired}
+	var nextErr error
+	queued := false
+	if r.limit == 0 || r.fired < r.limit {
+		if jump {
+			r.it.Seek(temporal.FromUnixNano(s.epoch.UnixNano() + target + 1))
+		}
+		for tries := 0; ; tries++ {
+			if tries == maxRejections {
+				nextErr = fmt.Errorf("%w (and %d more rejected local times in a row; the recurrence ends)", nextErr, maxRejections-1)
+				break
+			}
+			at, ok, e := r.it.Next()
+			if e != nil {
+				if nextErr == nil {
+					nextErr = e
+				}
+				continue
+			}
+			if ok {
+				if d, err := at.Sub(s.epoch); err == nil {
+					r.nextAt = at
+					s.q.Update(id, int64(d), key)
+					queued = true
+				}
+			}
+			break
+		}
+	}
+	fn := r.fn
+	if !queued {
+		s.q.Remove(id)
+		s.extDone = true
+	}
+	s.observe(key, ext, occ.Index)
+	if err := fn(occ); err != nil {
+		return err
+	}
+	return nextErr
+}
+
+func (s *Scheduler) observe(key uint64, ext *jobExt, idx int) {
+	if s.observer != nil {
+		s.observer(Fire{At: s.Now(), ID: key >> tagBits, Kind: tagKind(key & tagMask), Label: ext.labelOf(), ScheduledIndex: idx})
+	}
+}

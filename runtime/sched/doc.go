@@ -1,0 +1,38 @@
+// Package runtime is the typed scheduler: exact-nanosecond deadlines,
+// one-shot, interval and recurrence jobs, moved only by its host.
+//
+// # Time
+//
+// New reads the clock once to fix the epoch; nothing here reads a clock after
+// that. Deadlines are int64 nanoseconds after the epoch. Advance(d) runs every
+// job due at or before Now()+d and then sets Now() to Now()+d. While a job
+// runs, Now() is that job's deadline, so work a callback schedules inside the
+// window also runs in the same call.
+//
+// # Ordering
+//
+// Due jobs run by deadline, then by creation order. A job keeps its creation
+// number for every repeat, so an interval created before a one-shot runs
+// first when both are due at one instant.
+//
+// # Catch-up
+//
+// An interval fires once for each period it missed within one call:
+//
+//	every 10ms from 0, Advance(35ms): fires at 10, 20, 30; next due at 40
+//	every 10ms from 0, Jump(35ms):    fires once at 35;    next due at 40
+//
+// Jump models a host that was suspended: each due job runs once.
+//
+// # Errors
+//
+// A callback error stops the drain and is returned, wrapped in a *JobError.
+// Now() stays at the failing job's deadline; nothing pending is lost or run
+// twice, and the next call goes on from there. Bad arguments return an
+// *OptionError and change nothing.
+//
+// # Concurrency
+//
+// A Scheduler belongs to one goroutine, like a *lua.LState. It starts no
+// goroutines and holds no OS timers, however many jobs are pending.
+package sched

@@ -1,0 +1,168 @@
+package sched
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/metronome-rt/metronome/runtime/internal/timerq"
+	"github.com/metronome-rt/metronome/temporal"
+)
+
+// Kind tells what made a job.
+type Kind uint8
+
+// Job kinds, as List and traces name them.
+const (
+	KindOnce Kind = iota
+	KindEvery
+	KindRecurrence
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindOnce:
+		return "once"
+	case KindEvery:
+		return "every"
+	case KindRecurrence:
+		return "recurrence"
+	}
+	return "unknown"
+}
+
+// Func is a once or every callback. A non-nil error stops the drain and is
+// returned by the call that fired it.
+type Func func() error
+
+// RecurrenceFunc is a recurrence callback; it receives the occurrence.
+type RecurrenceFunc func(Occurrence) error
+
+// Occurrence is what a recurrence callback receives.
+type Occurrence struct {
+	ScheduledAt temporal.Instant // the occurrence's instant
+	Index       int              // one-based within the handle
+}
+
+// A job lives in its queue slot: {deadline, key, ref, queue ID}, 32 bytes.
+// The key is the creation number shifted left by tagBits, with the job's tag
+// in the low bits, so it orders ties by creation and still tells the fire
+// path what ref holds without a second load. ref is one word: a one-shot
+// without options keeps its Func there and needs nothing else (a pending
+// plain one-shot is its slot plus a 4-byte queue position, no allocation);
+// every other job keeps a *jobExt there, which holds its Func.
+type ref = unsafe.Pointer
+
+const (
+	tagOnce       = iota // ref is the Func
+	tagOnceExt           // ref is a *jobExt
+	tagEvery             // ref is a *jobExt
+	tagRecurrence        // ref is a *jobExt
+
+	tagBits = 2
+	tagMask = 1<<tagBits - 1
+)
+
+// maxCreations bounds creation numbers, so that one shifted by tagBits
+// still fits the queue's uint64 seq.
+const maxCreations = math.MaxUint64 >> tagBits
+
+func tagKind(tag uint64) Kind {
+	switch tag {
+	case tagEvery:
+		return KindEvery
+	case tagRecurrence:
+		return KindRecurrence
+	}
+	return KindOnce
+}
+
+// funcRef and refFunc convert between a Func and its one-word ref: a func
+// value is a single pointer, so the ref keeps the closure alive for the GC
+// like the Func would.
+func funcRef(fn Func) ref  { return *(*ref)(unsafe.Pointer(&fn)) }
+func refFunc(p ref) Func   { return *(*Func)(unsafe.Pointer(&p)) }
+func refExt(p ref) *jobExt { return (*jobExt)(p) }
+
+// jobExt holds what a job keeps beyond its slot, except its callback: a
+// fire does not read it unless the job has left the queue or fails.
+type jobExt struct {
+	group *Group // nil: no group
+	label string
+	rec   *recurrence
+}
+
+// jobFn is the callback of a once or every job with an extension, and an
+// every job's period in ns. The scheduler keeps them in a table by queue ID,
+// so that an interval's fire reads 16 bytes next to those of other jobs, not
+// a line of its own.
+type jobFn struct {
+	fn       Func
+	interval int64
+}
+
+type recurrence struct {
+	fn     RecurrenceFunc
+	it     *temporal.RecurrenceIterator
+	limit  int // 0: none
+	fired  int // occurrences delivered; the next index is fired+1
+	nextAt temporal.Instant
+}
+
+func (e *jobExt) labelOf() string {
+	if e == nil {
+		return ""
+	}
+	return e.label
+}
+
+// JobOption sets optional job metadata.
+type JobOption func(*jobExt)
+
+// WithLabel records where a job was scheduled (a script's file:line, say);
+// traces and errors show it.
+func WithLabel(label string) JobOption {
+	return func(e *jobExt) { e.label = label }
+}
+
+// Handle refers to one scheduled job. The zero Handle refers to nothing: it
+// is inactive and its methods do nothing. Handles stay valid after the job
+// ends; they never affect a later job.
+type Handle struct {
+	s   *Scheduler
+	key uint64 // the job's queue seq: creation number and tag
+	qid timerq.ID
+}
+
+// ID returns the job's id: its creation number, as List shows it.
+func (h Handle) ID() uint64 { return h.key >> tagBits }
+
+// live reports whether the handle's job is still queued: its queue ID
+// holds an entry with the job's key (IDs are reused, keys are not).
+func (h Handle) live() bool {
+	if h.s == nil {
+		return false
+	}
+	_, key, _, ok := h.s.q.Get(h.qid)
+	return ok && key == h.key
+}
+
+// Active reports whether the job will fire again: a one-shot that has not
+// fired, an interval or recurrence with occurrences left, none cancelled.
+func (h Handle) Active() bool { return h.live() }
+
+// Cancel stops future callbacks of the job. It is idempotent and returns
+// true. It does not interrupt a callback that is running; called from
+// inside an interval's own callback it ends the rest of that interval's
+// catch-up. It works on a dropped scheduler too.
+func (h Handle) Cancel() bool {
+	if h.s != nil {
+		if p, ok := h.s.q.RemoveSeq(h.qid, h.key); ok {
+			h.s.released(h.qid, h.key, p)
+		}
+	}
+	return true
+}
+
+// Drop cancels the job and releases what the handle holds. It is idempotent
+// and returns true.
+func (h Handle) Drop() bool { return h.Cancel() }

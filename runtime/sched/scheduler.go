@@ -1,0 +1,447 @@
+package sched
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/metronome-rt/metronome/runtime/internal/timerq"
+	"github.com/metronome-rt/metronome/temporal"
+)
+
+// DefaultLoopLimit is how many jobs callbacks may schedule for the instant
+// being drained, within one call, before the call fails with a *LoopError.
+const DefaultLoopLimit = 10_000
+
+// Scheduler runs once, every and recurrence jobs on its own virtual time.
+// The zero value is not usable; call New.
+type Scheduler struct {
+	epoch temporal.Instant
+	now   int64 // ns after epoch
+	maxAt int64 // the last deadline whose instant fits int64 ns: now <= maxAt
+	q     timerq.Heap[ref]
+	seq   uint64 // last creation number handed out
+
+	running bool   // inside a call that moves time
+	dropped bool   // Drop was called
+	inJob   bool   // a callback is running
+	curKey  uint64 // its job's queue key and extension, for the loop guard
+	curExt  *jobExt
+	extDone bool // curExt left the queue: release it after the callback
+
+	exts    []jobExt  // the unused rest of the current chunk (see newExt)
+	extFree []*jobExt // released extensions, reused first
+	fns     []jobFn   // by queue ID: the callback of each job with an extension
+
+	loopLimit int
+	call      uint64 // counts time-moving calls, to scope the loop guard
+	rearmCall uint64
+	rearmAt   int64
+	rearms    int
+	loopErr   error
+	fireLimit int // RunAll: fires allowed in this call; 0 means no limit
+	fires     int
+
+	observer func(Fire)
+}
+
+// Fire describes one callback about to run; see SetObserver.
+type Fire struct {
+	At             temporal.Instant
+	ID             uint64
+	Kind           Kind
+	Label          string
+	ScheduledIndex int // recurrence: the occurrence index; 0 otherwise
+}
+
+// New returns a scheduler whose epoch, and Now, is clock.Now().
+// New panics if clock is nil.
+func New(clock temporal.Clock) *Scheduler {
+	if clock == nil {
+		panic("sched.New: nil clock")
+	}
+	epoch := clock.Now()
+	return &Scheduler{epoch: epoch, maxAt: math.MaxInt64 - max(epoch.UnixNano(), 0), loopLimit: DefaultLoopLimit}
+}
+
+// Now returns the scheduler's current instant: the epoch plus the time
+// advanced so far, or, while a callback runs, that job's deadline.
+func (s *Scheduler) Now() temporal.Instant {
+	return temporal.FromUnixNano(s.epoch.UnixNano() + s.now)
+}
+
+// Epoch returns the instant New read from its clock.
+func (s *Scheduler) Epoch() temporal.Instant { return s.epoch }
+
+// Elapsed returns Now() minus the epoch.
+func (s *Scheduler) Elapsed() temporal.Duration { return temporal.Duration(s.now) }
+
+// Count returns the number of active jobs.
+func (s *Scheduler) Count() int { return s.q.Len() }
+
+// Dropped reports whether Drop was called.
+func (s *Scheduler) Dropped() bool { return s.dropped }
+
+// Running reports whether a call that moves time is in progress, i.e.
+// whether the caller is inside one of this scheduler's callbacks.
+func (s *Scheduler) Running() bool { return s.running }
+
+// SetObserver installs fn to be called just before each callback runs, or
+// removes it when fn is nil. Tracing costs nothing while it is nil.
+func (s *Scheduler) SetObserver(fn func(Fire)) { s.observer = fn }
+
+// SetLoopLimit sets how many jobs callbacks may schedule for the instant
+// being drained within one call (default DefaultLoopLimit). n must be >= 1.
+func (s *Scheduler) SetLoopLimit(n int) error {
+	if s.dropped {
+		return fmt.Errorf("set-loop-limit: %w", ErrDropped)
+	}
+	if n < 1 {
+		return &OptionError{"set-loop-limit", "limit", "an integer >= 1", n}
+	}
+	s.loopLimit = n
+	return nil
+}
+
+// NextDeadline returns the earliest pending deadline; ok is false when
+// nothing is pending.
+func (s *Scheduler) NextDeadline() (at temporal.Instant, ok bool) {
+	_, when, _, _, ok := s.q.Peek()
+	if !ok {
+		return temporal.Instant{}, false
+	}
+	return temporal.FromUnixNano(s.epoch.UnixNano() + when), true
+}
+
+// ScheduleOnce runs fn once, delay after Now(). A zero delay is due at
+// Now(): the next call that moves time runs it, even Advance(0).
+func (s *Scheduler) ScheduleOnce(delay temporal.Duration, fn Func, opts ...JobOption) (Handle, error) {
+	// The usual call passes every check at once: no option, a callback, a
+	// delay in range, no loop-guard count (a zero delay inside a drain
+	// counts), creation numbers left. It queues without further calls.
+	if len(opts) == 0 && fn != nil && !s.dropped && uint64(delay) <= uint64(s.maxAt-s.now) &&
+		(delay != 0 || !s.running) && s.seq < maxCreations {
+		s.seq++
+		key := s.seq<<tagBits | tagOnce
+		return Handle{s: s, key: key, qid: s.q.Push(s.now+int64(delay), key, funcRef(fn))}, nil
+	}
+	return s.scheduleOnce(delay, fn, opts)
+}
+
+// scheduleOnce is ScheduleOnce with every check spelled out, each with its
+// error.
+//
+//go:noinline
+func (s *Scheduler) scheduleOnce(delay temporal.Duration, fn Func, opts []JobOption) (Handle, error) {
+	const name = "schedule-once"
+	if err := s.check(name); err != nil {
+		return Handle{}, err
+	}
+	if delay < 0 {
+		return Handle{}, &OptionError{name, "delay", "a duration >= 0", delay}
+	}
+	if fn == nil {
+		return Handle{}, &OptionError{name, "callback", "a function", "nil"}
+	}
+	at, err := s.deadline(name, "delay", delay)
+	if err != nil {
+		return Handle{}, err
+	}
+	if len(opts) == 0 {
+		return s.push(name, at, tagOnce, funcRef(fn))
+	}
+	return s.pushExt(name, at, tagOnceExt, s.newExt(opts), jobFn{fn: fn})
+}
+
+// ScheduleEvery runs fn every interval, first at Now()+interval. Within one
+// call that moves time it fires once for each period that call passes.
+func (s *Scheduler) ScheduleEvery(interval temporal.Duration, fn Func, opts ...JobOption) (Handle, error) {
+	const name = "schedule-every"
+	if err := s.check(name); err != nil {
+		return Handle{}, err
+	}
+	if interval <= 0 {
+		return Handle{}, &OptionError{name, "interval", "a duration > 0", interval}
+	}
+	if fn == nil {
+		return Handle{}, &OptionError{name, "callback", "a function", "nil"}
+	}
+	at, err := s.deadline(name, "interval", interval)
+	if err != nil {
+		return Handle{}, err
+	}
+	return s.pushExt(name, at, tagEvery, s.newExt(opts), jobFn{fn, int64(interval)})
+}
+
+// Recurrence says which occurrences a recurrence job fires.
+type Recurrence struct {
+	Set            *temporal.RecurrenceSet
+	Zone           string                  // IANA id; required
+	Disambiguation temporal.Disambiguation // default Reject
+	Limit          int                     // fires at most this many; 0: no cap
+}
+
+// ScheduleRecurrence fires fn at each occurrence of r not before Now(),
+// expanded lazily: one occurrence is pending at a time. Occurrences before
+// Now() are neither fired nor counted. A local time the disambiguation
+// rejects is an error here when it is the first occurrence not before Now();
+// later, computing the next occurrence is part of firing one, so the error
+// comes out of the call that fires the occurrence before it, and the job
+// goes on with the next valid occurrence.
+func (s *Scheduler) ScheduleRecurrence(r Recurrence, fn RecurrenceFunc, opts ...JobOption) (Handle, error) {
+	const name = "schedule-recurrence"
+	if err := s.check(name); err != nil {
+		return Handle{}, err
+	}
+	if r.Set == nil {
+		return Handle{}, &OptionError{name, "recurrence-set", "a recurrence set", "nil"}
+	}
+	if fn == nil {
+		return Handle{}, &OptionError{name, "callback", "a function", "nil"}
+	}
+	if r.Limit < 0 {
+		return Handle{}, &OptionError{name, "limit", "an integer >= 1", r.Limit}
+	}
+	zone, err := temporal.LoadZone(r.Zone)
+	if err != nil {
+		return Handle{}, fmt.Errorf("%s: zone-id: %w", name, err)
+	}
+	it := r.Set.Iterator(zone, r.Disambiguation)
+	it.Seek(s.Now())
+	at, ok, err := it.Next()
+	if err != nil {
+		return Handle{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if !ok {
+		// Nothing left to fire: an inactive handle, like a fired one-shot.
+		if err := s.nextSeq(name); err != nil {
+			return Handle{}, err
+		}
+		return Handle{key: s.seq<<tagBits | tagRecurrence}, nil
+	}
+	d, err := at.Sub(s.epoch)
+	if err != nil {
+		return Handle{}, fmt.Errorf("%s: %w", name, err)
+	}
+	e := s.newExt(opts)
+	e.rec = &recurrence{fn: fn, it: it, limit: r.Limit, nextAt: at}
+	return s.pushExt(name, int64(d), tagRecurrence, e, jobFn{})
+}
+
+// extChunk is how many extensions newExt allocates at once.
+const extChunk = 64
+
+// newExt returns the extension of a job with options or state beyond its
+// callback. Extensions come from chunks and are reused once their job
+// leaves the queue, so the ones an interval's fire reads sit together in
+// memory, not scattered between the allocations of the code that scheduled
+// them: in scene W1 (10,000 intervals) a fire takes about 10% less. A chunk
+// stays alive while one of its extensions is queued.
+func (s *Scheduler) newExt(opts []JobOption) *jobExt {
+	var e *jobExt
+	if n := len(s.extFree); n > 0 {
+		e = s.extFree[n-1]
+		s.extFree = s.extFree[:n-1]
+	} else {
+		if len(s.exts) == 0 {
+			s.exts = make([]jobExt, extChunk)
+		}
+		e = &s.exts[0]
+		s.exts = s.exts[1:]
+	}
+	for _, o := range opts {
+		o(e)
+	}
+	return e
+}
+
+// releaseExt takes back the extension and callback of the job with queue
+// ID id, which left the queue. The firing job's are released by fire after
+// its callback, which may still read its extension (its label names the job
+// in errors).
+func (s *Scheduler) releaseExt(id timerq.ID, e *jobExt) {
+	if s.inJob && e == s.curExt {
+		s.extDone = true
+		return
+	}
+	s.fns[id] = jobFn{}
+	s.freeExt(e)
+}
+
+// freeExt clears e, so that it holds nothing alive, and makes it reusable.
+func (s *Scheduler) freeExt(e *jobExt) {
+	*e = jobExt{}
+	s.extFree = append(s.extFree, e)
+}
+
+// released releases what the job with key, ref p and queue ID id holds
+// beyond its slot.
+func (s *Scheduler) released(id timerq.ID, key uint64, p ref) {
+	if key&tagMask != tagOnce {
+		s.releaseExt(id, refExt(p))
+	}
+}
+
+// pushExt is push for a job with an extension; it records the job's
+// callback by queue ID, and takes the extension back if the job is refused.
+func (s *Scheduler) pushExt(name string, at int64, tag uint64, e *jobExt, f jobFn) (Handle, error) {
+	h, err := s.push(name, at, tag, ref(e))
+	if err != nil {
+		s.freeExt(e)
+		return h, err
+	}
+	if n := int(h.qid) + 1; n > len(s.fns) {
+		s.fns = append(s.fns, make([]jobFn, n-len(s.fns))...)
+	}
+	s.fns[h.qid] = f
+	return h, nil
+}
+
+func (s *Scheduler) check(name string) error {
+	if s.dropped {
+		return droppedError(name)
+	}
+	return nil
+}
+
+func droppedError(name string) error { return fmt.Errorf("%s: %w", name, ErrDropped) }
+
+// deadline returns Now()+d in ns after the epoch, refusing a deadline whose
+// instant would leave the int64-nanosecond range.
+func (s *Scheduler) deadline(name, key string, d temporal.Duration) (int64, error) {
+	if int64(d) > s.maxAt-s.now {
+		return 0, &OptionError{name, key, "a duration that keeps the deadline within int64 nanoseconds", d}
+	}
+	return s.now + int64(d), nil
+}
+
+// push queues a job with tag and ref at deadline at.
+func (s *Scheduler) push(name string, at int64, tag uint64, p ref) (Handle, error) {
+	if s.running && at == s.now {
+		if err := s.countRearm(); err != nil {
+			return Handle{}, err
+		}
+	}
+	if s.seq == maxCreations {
+		return Handle{}, exhausted(name)
+	}
+	s.seq++
+	key := s.seq<<tagBits | tag
+	return Handle{s: s, key: key, qid: s.q.Push(at, key, p)}, nil
+}
+
+// nextSeq hands out a creation number for a job that is not queued.
+func (s *Scheduler) nextSeq(name string) error {
+	if s.seq == maxCreations {
+		return exhausted(name)
+	}
+	s.seq++
+	return nil
+}
+
+func exhausted(name string) error {
+	return fmt.Errorf("%s: the scheduler has handed out all %d creation numbers", name, uint64(maxCreations))
+}
+
+// countRearm implements the loop guard for work scheduled at the instant
+// being drained.
+func (s *Scheduler) countRearm() error {
+	if s.rearmCall != s.call || s.rearmAt != s.now {
+		s.rearmCall, s.rearmAt, s.rearms = s.call, s.now, 0
+	}
+	s.rearms++
+	if s.rearms > s.loopLimit {
+		by := ""
+		if s.inJob {
+			by = jobName(tagKind(s.curKey&tagMask), s.curKey>>tagBits, s.curExt.labelOf())
+		}
+		s.loopErr = &LoopError{Limit: s.loopLimit, By: by, AtNs: s.now}
+		return s.loopErr
+	}
+	return nil
+}
+
+// Clear deactivates all pending work; the scheduler stays usable. Called
+// from a callback, it stops jobs due at the same deadline from running
+// later in that drain.
+func (s *Scheduler) Clear() error {
+	if err := s.check("clear"); err != nil {
+		return err
+	}
+	s.clear()
+	return nil
+}
+
+func (s *Scheduler) clear() {
+	s.q.Clear()
+	// The extensions are left to the GC with the chunks, rather than
+	// released one by one.
+	s.exts, s.extFree, s.fns = nil, nil, nil
+}
+
+// Drop deactivates all pending work and makes every later call but Drop
+// return ErrDropped. It is idempotent. Called from a callback, it ends the
+// drain after that callback.
+func (s *Scheduler) Drop() {
+	s.clear()
+	s.dropped = true
+}
+
+// JobInfo describes a pending job, as List reports it.
+type JobInfo struct {
+	ID              uint64
+	Kind            Kind
+	Label           string
+	Group           string // the group's name; "" for a job in no group
+	DueAt           temporal.Instant
+	DueIn           temporal.Duration
+	Interval        temporal.Duration // every only
+	OccurrenceIndex int               // recurrence only: the index the pending occurrence will get
+}
+
+// List returns the active jobs in due order (deadline, then creation).
+func (s *Scheduler) List() []JobInfo { return s.list(nil) }
+
+// list returns the jobs of g (all jobs when g is nil) in due order.
+func (s *Scheduler) list(g *Group) []JobInfo {
+	out := make([]JobInfo, 0, s.q.Len())
+	s.q.Each(func(id timerq.ID, when int64, key uint64, p ref) bool {
+		ext := extOf(key, p)
+		if g != nil && (ext == nil || ext.group != g) {
+			return true
+		}
+		info := JobInfo{
+			ID: key >> tagBits, Kind: tagKind(key & tagMask), Label: ext.labelOf(),
+			DueAt: temporal.FromUnixNano(s.epoch.UnixNano() + when),
+			DueIn: temporal.Duration(when - s.now),
+		}
+		if ext != nil {
+			if ext.group != nil {
+				info.Group = ext.group.name
+			}
+			info.Interval = temporal.Duration(s.fns[id].interval)
+			if r := ext.rec; r != nil {
+				info.OccurrenceIndex = r.fired + 1
+			}
+		}
+		out = append(out, info)
+		return true
+	})
+	slices.SortFunc(out, func(a, b JobInfo) int {
+		if c := a.DueAt.Compare(b.DueAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+// extOf returns the extension of the job with queue key and ref p, or nil
+// for a plain one-shot.
+func extOf(key uint64, p ref) *jobExt {
+	if key&tagMask == tagOnce {
+		return nil
+	}
+	return refExt(p)
+}
