@@ -1,15 +1,16 @@
 # Metronome: the commands a newcomer needs.
 GO ?= go
 PKGS := ./...
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 
-.PHONY: run test vet fmt-check bench build clean
+.PHONY: run test vet fmt-check tidy-check staticcheck bench build clean
 
 ## run: the quickstart scene on the virtual clock
 run:
 	$(GO) run ./cmd/metronome run examples/quickstart.lua
 
-## test: vet, formatting, and every Go and Lua test under the race detector
-test: vet fmt-check
+## test: vet, formatting, tidiness, staticcheck, and every Go and Lua test under the race detector
+test: vet fmt-check tidy-check staticcheck
 	$(GO) test -race -count=1 $(PKGS)
 
 vet:
@@ -18,6 +19,14 @@ vet:
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+## tidy-check: go.mod and go.sum say exactly what the code imports
+tidy-check:
+	@$(GO) mod tidy -diff || { echo "go mod tidy would change go.mod or go.sum (run it and commit)"; exit 1; }
+
+## staticcheck: pinned by version; the module proxy serves it
+staticcheck:
+	$(GO) run $(STATICCHECK) $(PKGS)
 
 ## bench: the benchmark report, ours beside the peers, as ratios from one run
 bench:
