@@ -2,20 +2,24 @@
 // clocks, IANA zones and RFC 5545 recurrence sets.
 //
 // # Exactness
+//
 // Durations and instants are int64 nanoseconds. Arithmetic is checked: a
 // result out of range is ErrOverflow, never a wrapped value. Floats enter only
 // through DurationFromMillis, which rounds the float's exact value to the
 // nearest nanosecond and refuses NaN and infinities.
 //
 // # Zones
+//
 // Zones are IANA ids loaded from one database embedded in the binary
 // (TZDataVersion), so every machine gives the same answers. There is no host
 // zone: "", "Local" and unknown ids are errors.
 //
 // # Wall time
+//
 // A LocalDateTime names a wall-clock reading, not an instant. A zone resolves
 // it with a Disambiguation, as TC39 Temporal does for gaps and overlaps.
 //
 // # Concurrency
+//
 // Values are immutable and safe to share; nothing here starts goroutines.
 package temporal
