@@ -173,7 +173,7 @@ func (s *session) drive(ctx context.Context) error {
 	if s.quit {
 		s.stop = stopQuit
 	} else if s.o.Realtime {
-		err = driver.Run(ctx, s, driver.System(), driver.Options{})
+		err = driver.Run(ctx, s, driver.Options{})
 	} else {
 		err = s.runVirtual(ctx)
 	}
