@@ -345,3 +345,34 @@ func TestRunnerCallsResumeAPausedHost(t *testing.T) {
 		}
 	})
 }
+
+// A host with a facet runs frame by frame on its grid until Until; the job
+// due at 25ms runs in the frame that crosses it.
+func ExampleRunner_RunVirtual() {
+	h := hostservices.New(temporal.Fixed(temporal.FromUnixNano(0)))
+	h.ScheduleOnce(25*temporal.Millisecond, func() error {
+		fmt.Println("job at", h.Scheduler().Elapsed().DecimalSeconds())
+		return nil
+	})
+	h.Register("physics", hostservices.FacetFunc(func(dt float64) error {
+		fmt.Println("frame at", h.Scheduler().Elapsed().DecimalSeconds(), "dt", dt)
+		return nil
+	}))
+	r, err := hostservices.NewRunner(h, hostservices.RunnerOptions{Frame: 10 * temporal.Millisecond, Until: 40 * temporal.Millisecond})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := r.RunVirtual(context.Background()); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("stopped:", r.Stopped())
+	// Output:
+	// frame at 0.01s dt 10
+	// frame at 0.02s dt 10
+	// job at 0.025s
+	// frame at 0.03s dt 10
+	// frame at 0.04s dt 10
+	// stopped: until
+}
