@@ -157,7 +157,8 @@ func (r *Runner) Next() (wait time.Duration, ok bool) {
 }
 
 // Step runs one frame of elapsed with UpdateBy (cut to end at Until): the
-// jobs due within it, then the facets. A negative elapsed counts as zero.
+// jobs due within it, then the facets. While the host is paused it runs
+// nothing, as UpdateBy does. A negative elapsed counts as zero.
 // The frame's error, if any, is returned as UpdateBy returns it.
 func (r *Runner) Step(elapsed time.Duration) error {
 	d := max(temporal.Duration(elapsed), 0)
