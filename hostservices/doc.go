@@ -55,6 +55,15 @@
 // Nothing is swallowed. Update or Step called from inside a job or facet of
 // the same host is an error wrapping sched.ErrReentrant.
 //
+// # Running a host
+//
+// A Runner moves a host by itself: to each next deadline while no facet is
+// registered, frame by frame (RunnerOptions.Frame) while facets are, until
+// nothing is pending, the host is paused, RunnerOptions.Until is reached
+// or Quit is called (Stopped says which). It is a driver.Steppable, so
+// runtime/driver's Run steps it in wall time; RunVirtual runs the same loop
+// in virtual time, without sleeping.
+//
 // # Concurrency
 //
 // A Host belongs to one goroutine, like its scheduler and a *lua.LState. It

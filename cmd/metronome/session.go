@@ -19,32 +19,19 @@ import (
 // session is one `metronome run`: the host the script gets as app-host, the
 // state running the script, and how the run ends.
 //
-// After the main chunk the session moves the host from due item to due
-// item: with no facets registered, straight to the next deadline; with
-// facets, frame by frame. It stops when nothing is pending and no facet is
-// registered, when the script called host.quit(), when the host is paused
-// (nothing could resume it), or at --until.
+// After the main chunk a hostservices.Runner moves the host from due item
+// to due item: with no facets registered, straight to the next deadline;
+// with facets, frame by frame at --frame. It stops when nothing is pending
+// and no facet is registered, when the script called host.quit(), when the
+// host is paused (nothing could resume it), or at --until.
 type session struct {
-	o     runOptions
-	host  *hostservices.Host
-	epoch temporal.Instant
-	L     *lua.LState
-	rec   *recorder // nil without --trace and --timeline
-
-	quit     bool
-	stop     stopReason
-	framing  bool              // facets are registered: the loop runs frames
-	frameDue temporal.Duration // elapsed time the next frame is due at
+	o      runOptions
+	host   *hostservices.Host
+	runner *hostservices.Runner
+	epoch  temporal.Instant
+	L      *lua.LState
+	rec    *recorder // nil without --trace and --timeline
 }
-
-type stopReason uint8
-
-const (
-	stopIdle   stopReason = iota // nothing pending, no facets
-	stopQuit                     // host.quit()
-	stopPaused                   // paused, and nothing can resume it
-	stopUntil                    // --until reached
-)
 
 func newSession(ctx context.Context, o runOptions, flushEach bool) *session {
 	s := &session{o: o}
@@ -54,9 +41,14 @@ func newSession(ctx context.Context, o runOptions, flushEach bool) *session {
 	}
 	s.host = hostservices.New(clock)
 	s.epoch = s.host.Now()
+	var err error
+	s.runner, err = hostservices.NewRunner(s.host, hostservices.RunnerOptions{Frame: o.Frame, Until: o.Until})
+	if err != nil {
+		panic(err) // runScript makes Frame and Until positive
+	}
 
 	mods := scripting.HostModules(s.host, func() {
-		s.quit = true
+		s.runner.Quit()
 		if s.rec != nil {
 			s.rec.event(s.elapsed(), "quit")
 		}
@@ -90,92 +82,14 @@ func newSession(ctx context.Context, o runOptions, flushEach bool) *session {
 
 func (s *session) elapsed() temporal.Duration { return s.host.Scheduler().Elapsed() }
 
-// Next and Step make the session a driver.Steppable: the same loop runs in
-// virtual time (runVirtual) and in wall time (driver.Run).
-
-// Next reports how long until the host needs its next frame; false when the
-// run is over (s.stop says why).
-func (s *session) Next() (time.Duration, bool) {
-	if s.quit {
-		s.stop = stopQuit
-		return 0, false
-	}
-	facets := len(s.host.Facets()) > 0
-	next, pending := s.host.Scheduler().NextDeadline()
-	if !facets && !pending {
-		s.stop = stopIdle
-		return 0, false
-	}
-	if s.host.Paused() {
-		s.stop = stopPaused
-		return 0, false
-	}
-	left := s.o.Until - s.elapsed()
-	if left <= 0 {
-		s.stop = stopUntil
-		return 0, false
-	}
-	var wait temporal.Duration
-	if facets {
-		if !s.framing {
-			// The first frame: frames fall on a grid from here.
-			s.framing, s.frameDue = true, s.elapsed()+s.o.Frame
-		}
-		wait = s.frameDue - s.elapsed()
-	} else {
-		s.framing = false
-		d, _ := next.Sub(s.host.Now())
-		wait = max(d, 0)
-	}
-	return min(wait, left).Std(), true
-}
-
-// Step runs one frame of d (cut to end at --until): the jobs due within it,
-// then the facets.
-func (s *session) Step(d time.Duration) error {
-	dd := max(min(temporal.Duration(d), s.o.Until-s.elapsed()), 0)
-	if err := s.host.UpdateBy(dd); err != nil {
-		return err
-	}
-	if s.framing && s.elapsed() >= s.frameDue {
-		// Keep the frame rate: the next frame is due one frame after this
-		// one was due, not after it woke (in wall time, wake-ups are late).
-		// More than a frame behind, start the grid again from now.
-		s.frameDue += s.o.Frame
-		if s.frameDue <= s.elapsed() {
-			s.frameDue = s.elapsed() + s.o.Frame
-		}
-	}
-	return nil
-}
-
-// runVirtual is the loop of driver.Run without the sleeping: each wait is
-// passed at once.
-func (s *session) runVirtual(ctx context.Context) error {
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		wait, ok := s.Next()
-		if !ok {
-			return nil
-		}
-		if err := s.Step(wait); err != nil {
-			return err
-		}
-	}
-}
-
 // drive runs the host after the main chunk until the run is over, then
 // says on stderr why it stopped when that is not the plain end.
 func (s *session) drive(ctx context.Context) error {
 	var err error
-	if s.quit {
-		s.stop = stopQuit
-	} else if s.o.Realtime {
-		err = driver.Run(ctx, s, driver.System(), driver.Options{})
+	if s.o.Realtime {
+		err = driver.Run(ctx, s.runner, driver.Options{})
 	} else {
-		err = s.runVirtual(ctx)
+		err = s.runner.RunVirtual(ctx)
 	}
 	if err != nil {
 		return s.jobError(err)
@@ -186,10 +100,10 @@ func (s *session) drive(ctx context.Context) error {
 	if s.o.Realtime {
 		clock = "wall time"
 	}
-	switch s.stop {
-	case stopPaused:
+	switch s.runner.Stopped() {
+	case hostservices.StopPaused:
 		fmt.Fprintf(s.o.Stderr, "metronome run: the host is paused at %s of %s and nothing can resume it; stopping with %s\n", at, clock, pending)
-	case stopUntil:
+	case hostservices.StopUntil:
 		fmt.Fprintf(s.o.Stderr, "metronome run: stopped at --until %s (%s of %s) with %s\n", s.o.UntilText, at, clock, pending)
 	}
 	return nil
@@ -266,14 +180,12 @@ func (s *session) endText(runErr error) string {
 			msg = msg[:i]
 		}
 		return "error: " + msg
-	case s.stop == stopQuit:
+	case s.runner.Stopped() == hostservices.StopQuit:
 		return "host.quit()"
-	case s.stop == stopPaused:
+	case s.runner.Stopped() == hostservices.StopPaused:
 		return "paused"
-	case s.stop == stopUntil:
+	case s.runner.Stopped() == hostservices.StopUntil:
 		return "--until " + s.o.UntilText
 	}
 	return "nothing pending"
 }
-
-var _ driver.Steppable = (*session)(nil)

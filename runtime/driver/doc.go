@@ -7,8 +7,9 @@
 //
 // # Time
 //
-// Run reads its Clock when it starts, before each sleep (to subtract the
-// time the last step took) and at each wake-up. Each wake-up steps the
+// Run reads the time package's clock (time.Now, with its monotonic reading)
+// when it starts, before each sleep (to subtract the time the last step
+// took) and at each wake-up. Each wake-up steps the
 // target by the wall time measured since the previous step (never by the
 // time it meant to sleep), so late wake-ups and slow callbacks are caught
 // up rather than lost:
@@ -34,6 +35,7 @@
 // that owns a *lua.LState stays on one goroutine. Other goroutines reach it
 // only through Options.Calls, whose functions run on that goroutine between
 // steps. Run blocks on channels and a timer, never on a mutex, so it is
-// testable inside testing/synctest: a test's fake clock moves to the next
-// wake-up as soon as Run is idle.
+// testable inside testing/synctest, whose bubble fakes the time package: the
+// fake clock moves to the next wake-up as soon as Run is idle. Run takes no
+// clock of its own for that reason.
 package driver

@@ -21,38 +21,6 @@ type Steppable interface {
 	Step(elapsed time.Duration) error
 }
 
-// Clock is the wall clock Run reads and sleeps on. System is the real one;
-// inside a testing/synctest bubble it is the bubble's fake clock.
-type Clock interface {
-	Now() time.Time
-	// NewTimer returns a stopped-or-running timer as time.NewTimer does.
-	NewTimer(d time.Duration) Timer
-}
-
-// Timer is the part of *time.Timer that Run uses.
-type Timer interface {
-	C() <-chan time.Time
-	// Reset changes the timer to expire after d. As with *time.Timer (Go
-	// 1.23 and later), no stale expiry is received after Reset or Stop.
-	Reset(d time.Duration)
-	Stop()
-}
-
-// System returns the clock of the time package.
-func System() Clock { return systemClock{} }
-
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
-func (systemClock) NewTimer(d time.Duration) Timer { return sysTimer{time.NewTimer(d)} }
-
-type sysTimer struct{ t *time.Timer }
-
-func (t sysTimer) C() <-chan time.Time   { return t.t.C }
-func (t sysTimer) Reset(d time.Duration) { t.t.Reset(d) }
-func (t sysTimer) Stop()                 { t.t.Stop() }
-
 // Options adjusts Run. The zero value is ready to use.
 type Options struct {
 	// Calls, when non-nil, carries functions to run on Run's goroutine, the
@@ -65,10 +33,7 @@ type Options struct {
 	// call or for ctx. Once Calls is closed Run behaves as if it were nil.
 	Calls <-chan func() error
 
-	// OnWake, when non-nil, is called on Run's goroutine after each timer
-	// expiry with the wall time read at the wake-up, before the step.
-	// Tests count wake-ups with it.
-	OnWake func(now time.Time)
+	onWake func() // after each timer expiry, before the step (tests count wake-ups)
 }
 
 // ErrNilTarget is returned by Run when target is nil.
@@ -79,25 +44,22 @@ var ErrNilTarget = errors.New("driver: nil target")
 //
 // It returns nil when the target went idle, the step's or call's error, or
 // ctx.Err(). It never steps the target after ctx is done, and it leaves no
-// goroutine or running timer behind. A nil clock means System().
-func Run(ctx context.Context, target Steppable, clock Clock, opts Options) error {
+// goroutine or running timer behind.
+func Run(ctx context.Context, target Steppable, opts Options) error {
 	if target == nil {
 		return ErrNilTarget
 	}
-	if clock == nil {
-		clock = System()
-	}
 	calls := opts.Calls
-	timer := clock.NewTimer(time.Hour)
+	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
 
-	last := clock.Now() // the wall time the target's clock corresponds to
-	step := func(now time.Time) error {
+	// The wall time the target's clock corresponds to. time.Now carries a
+	// monotonic reading, so the elapsed times below never go backwards.
+	last := time.Now()
+	step := func() error {
+		now := time.Now()
 		elapsed := now.Sub(last)
-		if elapsed < 0 { // a wall clock without a monotonic reading went back
-			elapsed = 0
-		}
 		last = now
 		return target.Step(elapsed)
 	}
@@ -110,15 +72,15 @@ func Run(ctx context.Context, target Steppable, clock Clock, opts Options) error
 		var expiry <-chan time.Time
 		if ok {
 			// The target's time is `last`; the item is due at last+wait.
-			sleep := wait - clock.Now().Sub(last)
+			sleep := wait - time.Since(last)
 			if sleep <= 0 {
-				if err := step(clock.Now()); err != nil {
+				if err := step(); err != nil {
 					return err
 				}
 				continue
 			}
 			timer.Reset(sleep)
-			expiry = timer.C()
+			expiry = timer.C
 		} else if calls == nil {
 			return nil
 		}
@@ -126,15 +88,14 @@ func Run(ctx context.Context, target Steppable, clock Clock, opts Options) error
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case now := <-expiry:
+		case <-expiry:
 			if err := ctx.Err(); err != nil { // both were ready; select chose at random
 				return err
 			}
-			now = clock.Now() // the channel's value may lack a monotonic reading
-			if opts.OnWake != nil {
-				opts.OnWake(now)
+			if opts.onWake != nil {
+				opts.onWake()
 			}
-			if err := step(now); err != nil {
+			if err := step(); err != nil {
 				return err
 			}
 		case fn, open := <-calls:
@@ -146,7 +107,7 @@ func Run(ctx context.Context, target Steppable, clock Clock, opts Options) error
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if err := step(clock.Now()); err != nil {
+			if err := step(); err != nil {
 				return err
 			}
 			if fn != nil {

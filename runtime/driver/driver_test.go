@@ -75,7 +75,7 @@ func TestDeadlinesFireAtTheirWallTimes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fake{start: time.Now(), due: ds(time.Second, 5*time.Second, 5*time.Second+time.Nanosecond, time.Hour)}
 		wakes := 0
-		err := driver.Run(t.Context(), f, driver.System(), driver.Options{OnWake: func(time.Time) { wakes++ }})
+		err := driver.Run(t.Context(), f, driver.CountWakes(driver.Options{}, &wakes))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestNoWakeUpsBetweenSparseDeadlines(t *testing.T) {
 		// An interval of 10 minutes for a day: 144 fires, 144 wake-ups.
 		f := &fake{start: time.Now(), due: ds(10 * time.Minute), every: 10 * time.Minute, limit: 144}
 		wakes := 0
-		if err := driver.Run(t.Context(), f, nil, driver.Options{OnWake: func(time.Time) { wakes++ }}); err != nil {
+		if err := driver.Run(t.Context(), f, driver.CountWakes(driver.Options{}, &wakes)); err != nil {
 			t.Fatal(err)
 		}
 		if wakes != 144 || len(f.fired) != 144 {
@@ -120,7 +120,7 @@ func TestSlowStepsAreCaughtUp(t *testing.T) {
 		start := time.Now()
 		// Each step takes 300ms of wall time (the work of a callback).
 		f := &slow{fake: fake{start: start, due: ds(time.Second, 5*time.Second)}, cost: 300 * time.Millisecond}
-		if err := driver.Run(t.Context(), f, nil, driver.Options{}); err != nil {
+		if err := driver.Run(t.Context(), f, driver.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		// The step at 5s is measured from the step at 1s, not from the end
@@ -146,7 +146,7 @@ func TestFramesGetMeasuredDeltas(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		frame := 16667 * time.Microsecond
 		f := &fake{start: time.Now(), frame: frame, due: ds(50 * time.Millisecond), limit: 1}
-		if err := driver.Run(t.Context(), f, nil, driver.Options{}); err != nil {
+		if err := driver.Run(t.Context(), f, driver.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		// 3 frames: the third crosses 50ms and fires the item; then idle.
@@ -164,7 +164,7 @@ func TestIdleTargetWaitsForCallsWithoutWaking(t *testing.T) {
 		wakes := 0
 		done := make(chan error)
 		go func() {
-			done <- driver.Run(t.Context(), f, nil, driver.Options{Calls: calls, OnWake: func(time.Time) { wakes++ }})
+			done <- driver.Run(t.Context(), f, driver.CountWakes(driver.Options{Calls: calls}, &wakes))
 		}()
 		time.Sleep(24 * time.Hour) // idle for a day
 		synctest.Wait()
@@ -192,7 +192,7 @@ func TestCancelStopsRun(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		f := &fake{start: time.Now(), due: ds(time.Second), every: time.Second}
 		done := make(chan error)
-		go func() { done <- driver.Run(ctx, f, nil, driver.Options{}) }()
+		go func() { done <- driver.Run(ctx, f, driver.Options{}) }()
 		time.Sleep(3500 * time.Millisecond)
 		cancel()
 		if err := <-done; !errors.Is(err, context.Canceled) {
@@ -213,7 +213,7 @@ func TestCancelledBeforeStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	f := &fake{due: ds(0)}
-	if err := driver.Run(ctx, f, nil, driver.Options{}); !errors.Is(err, context.Canceled) || len(f.steps) != 0 {
+	if err := driver.Run(ctx, f, driver.Options{}); !errors.Is(err, context.Canceled) || len(f.steps) != 0 {
 		t.Fatalf("Run = %v after %d steps; want context.Canceled and no step", err, len(f.steps))
 	}
 }
@@ -222,7 +222,7 @@ func TestStepErrorEndsRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		boom := errors.New("boom")
 		f := &fake{start: time.Now(), due: ds(time.Second, 2*time.Second), fail: boom}
-		if err := driver.Run(t.Context(), f, nil, driver.Options{}); !errors.Is(err, boom) {
+		if err := driver.Run(t.Context(), f, driver.Options{}); !errors.Is(err, boom) {
 			t.Fatalf("Run = %v, want boom", err)
 		}
 		if !slices.Equal(f.fired, ds(time.Second)) {
@@ -236,7 +236,7 @@ func TestCallErrorEndsRun(t *testing.T) {
 		boom := errors.New("boom")
 		calls := make(chan func() error, 1)
 		calls <- func() error { return boom }
-		if err := driver.Run(t.Context(), &fake{}, nil, driver.Options{Calls: calls}); !errors.Is(err, boom) {
+		if err := driver.Run(t.Context(), &fake{}, driver.Options{Calls: calls}); !errors.Is(err, boom) {
 			t.Fatalf("Run = %v, want boom", err)
 		}
 	})
@@ -246,14 +246,14 @@ func TestNothingPendingReturnsAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		f := &fake{}
-		if err := driver.Run(t.Context(), f, nil, driver.Options{}); err != nil || len(f.steps) != 0 || time.Since(start) != 0 {
+		if err := driver.Run(t.Context(), f, driver.Options{}); err != nil || len(f.steps) != 0 || time.Since(start) != 0 {
 			t.Fatalf("Run = %v after %d steps and %v", err, len(f.steps), time.Since(start))
 		}
 	})
 }
 
 func TestNilTarget(t *testing.T) {
-	if err := driver.Run(t.Context(), nil, nil, driver.Options{}); !errors.Is(err, driver.ErrNilTarget) {
+	if err := driver.Run(t.Context(), nil, driver.Options{}); !errors.Is(err, driver.ErrNilTarget) {
 		t.Fatalf("Run(nil) = %v", err)
 	}
 }
@@ -263,7 +263,7 @@ func TestDueNowStepsWithoutSleeping(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fake{start: time.Now(), due: ds(0, 0, time.Millisecond)}
 		wakes := 0
-		if err := driver.Run(t.Context(), f, nil, driver.Options{OnWake: func(time.Time) { wakes++ }}); err != nil {
+		if err := driver.Run(t.Context(), f, driver.CountWakes(driver.Options{}, &wakes)); err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(f.fired, ds(0, 0, time.Millisecond)) || wakes != 1 {
