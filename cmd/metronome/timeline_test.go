@@ -383,6 +383,7 @@ func TestTimelineGolden(t *testing.T) {
 		{"trace.svg", []string{"--until", "48h", "testdata/trace.lua"}, 0},
 		{"spawn.svg", []string{"testdata/timeline/spawn.lua"}, 0},
 		{"many.svg", []string{"testdata/timeline/many.lua"}, 0},
+		{"gap.svg", []string{"testdata/timeline/gap.lua"}, 0},
 		{"paused.svg", []string{"testdata/paused.lua"}, 0},
 		{"frames.svg", []string{"testdata/frames.lua"}, 0},
 		{"error.svg", []string{"testdata/job_error.lua"}, 1},
