@@ -260,7 +260,9 @@ func TestTimelineDenseRunIsBounded(t *testing.T) {
 		Runs: []fireRun{{First: temporal.Millisecond, Step: temporal.Millisecond, Count: n}}}}
 	r.fires = n
 	var b bytes.Buffer
-	renderTimeline(&b, r, timelineInfo{Script: "x.lua", End: n * temporal.Millisecond, Clock: "virtual time", Ended: "nothing pending"})
+	if err := renderTimeline(&b, r, timelineInfo{Script: "x.lua", End: n * temporal.Millisecond, Clock: "virtual time", Ended: "nothing pending"}); err != nil {
+		t.Fatal(err)
+	}
 	doc := parseSVG(t, b.Bytes())
 	if len(doc.lanes) != 1 || doc.lanes[0].count != n || doc.lanes[0].marks != 1 {
 		t.Errorf("lanes %+v", doc.lanes)
@@ -272,7 +274,9 @@ func TestTimelineDenseRunIsBounded(t *testing.T) {
 	r.jobs[0].Runs[0] = fireRun{First: temporal.Hour, Step: temporal.Hour, Count: 27}
 	r.jobs[0].Count, r.fires = 27, 27
 	b.Reset()
-	renderTimeline(&b, r, timelineInfo{Script: "x.lua", End: 28 * temporal.Hour, Clock: "virtual time", Ended: "nothing pending"})
+	if err := renderTimeline(&b, r, timelineInfo{Script: "x.lua", End: 28 * temporal.Hour, Clock: "virtual time", Ended: "nothing pending"}); err != nil {
+		t.Fatal(err)
+	}
 	if doc := parseSVG(t, b.Bytes()); doc.lanes[0].marks != 27 {
 		t.Errorf("27 hourly fires drew %d marks", doc.lanes[0].marks)
 	}
@@ -419,10 +423,33 @@ func hostile() (*recorder, timelineInfo) {
 	return r, timelineInfo{Script: `<x & "y">.lua`, End: 4 * temporal.Second, Clock: "virtual time", Ended: `error: <x>.lua:1: "&'`}
 }
 
-func TestTimelineGoldenEscaping(t *testing.T) {
+// Labels, facet names, the script's path and the end reason are the
+// script's text: each comes out escaped, so the SVG stays well-formed XML and
+// reads back as it went in.
+func TestTimelineEscapesLabels(t *testing.T) {
 	r, info := hostile()
 	var b bytes.Buffer
-	renderTimeline(&b, r, info)
-	parseSVG(t, b.Bytes())
+	if err := renderTimeline(&b, r, info); err != nil {
+		t.Fatal(err)
+	}
+	doc := parseSVG(t, b.Bytes())
+	var labels []string
+	for _, l := range doc.lanes {
+		labels = append(labels, l.label)
+	}
+	want := []string{`once #1  a<b>&"c'.lua:1`, "once #2", "once #3  ]]></text><script>x</script>:2", `facet <"&'>`}
+	if strings.Join(labels, "|") != strings.Join(want, "|") {
+		t.Errorf("data-label: %q, want %q", labels, want)
+	}
+	for _, s := range append(want, `metronome run <x & "y">.lua`, `ended: error: <x>.lua:1: "&'`) {
+		if !doc.hasText(s) {
+			t.Errorf("no text contains %q", s)
+		}
+	}
+	for _, raw := range []string{"<b>", "<script>", `"y"`, "& "} {
+		if bytes.Contains(b.Bytes(), []byte(raw)) {
+			t.Errorf("%q is in the SVG unescaped", raw)
+		}
+	}
 	golden(t, "escape.svg", b.Bytes())
 }
