@@ -489,8 +489,8 @@ type markView struct {
 }
 
 type moreRow struct {
-	X, Y         float64
-	Jobs, Firing int
+	X, Y        float64
+	Jobs, Fires int
 }
 
 // breakMark is the zigzag of an idle gap on the axis; Gap is its label up
@@ -593,7 +593,7 @@ func layoutTimeline(r *recorder, info timelineInfo) *picture {
 	}
 	if hidden > 0 {
 		y := tlLanesY + float64(len(lanes))*tlLaneH
-		p.More = &moreRow{X: tlPlotX0 - 12, Y: y + tlLaneH/2 + 4, Jobs: hidden, Firing: hiddenCount}
+		p.More = &moreRow{X: tlPlotX0 - 12, Y: y + tlLaneH/2 + 4, Jobs: hidden, Fires: hiddenCount}
 	}
 	if len(lanes) == 0 && hidden == 0 {
 		p.Nothing = &point{tlPlotX0 + 10, tlLanesY + tlLaneH/2 + 4}
