@@ -154,6 +154,58 @@ func TestTestCommandDefaultsToTests(t *testing.T) {
 	}
 }
 
+// `metronome test` and `go test ./tests` give a file the same state
+// (luatest.HostState): tests/test_state_test.lua passes under both.
+func TestTestCommandStateIsGoTests(t *testing.T) {
+	code, out, errOut := cli(t, t.Context(), "test", "../../tests/test_state_test.lua")
+	if code != 0 || out != "3 passed, 0 failed\n" || errOut != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 0 and 3 passed", code, out, errOut)
+	}
+}
+
+// A file that cannot count as tested fails, with a message naming it.
+func TestTestCommandRefusesFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, src, want string
+	}{
+		{"none_test.lua", "local x = 1\n", "none_test.lua: registers no test: call test(name, fn) at its top level\n"},
+		{"dup_test.lua", "test('adds', function(t) end)\n\ntest('adds', function(t) end)\n",
+			`dup_test.lua:3: duplicate test name "adds": first registered at line 1` + "\n"},
+		{"binary_test.lua", "\x1bLuaQ\x00\x01\x04\x08", "binary_test.lua: binary chunks are not supported: load Lua source\n"},
+	} {
+		path := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(path, []byte(tc.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := cli(t, t.Context(), "test", path)
+		if code != 1 || !strings.HasPrefix(out, filepath.Join(dir, tc.want)) || !strings.HasSuffix(out, "\n0 passed, 1 failed\n") || errOut != "" {
+			t.Errorf("%s: exit %d, stderr %q, stdout:\n%s\nwant exit 1 and %q", tc.name, code, errOut, out, tc.want)
+		}
+	}
+}
+
+// Without PATH outside a project, the message says where it looked.
+func TestTestCommandWithoutTestsFolder(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, out, errOut := cli(t, t.Context(), "test")
+	want := "metronome test: no tests/ folder here (looked for " + filepath.Join(dir, "tests") +
+		"): run it from a project's root, or give PATH..., the *_test.lua files or folders to run\n\nUsage:\n  metronome test [PATH...]\n"
+	if code != 2 || out != "" || !strings.HasPrefix(errOut, want) {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 2 and:\n%s", code, out, errOut, want)
+	}
+	if err := os.Mkdir("tests", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = cli(t, t.Context(), "test")
+	want = "metronome test: no *_test.lua files in " + filepath.Join(dir, "tests") +
+		": test files are named NAME_test.lua; or give PATH..., the files or folders to run\n"
+	if code != 1 || errOut != want {
+		t.Errorf("empty tests/: exit %d, stderr %q; want 1 and %q", code, errOut, want)
+	}
+}
+
 func TestVersion(t *testing.T) {
 	suffix := " " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + "\n"
 	code, out, _ := cli(t, t.Context(), "version")

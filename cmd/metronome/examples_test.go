@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in examples/testdata")
+var update = flag.Bool("update", false, "rewrite the golden files in examples/testdata and testdata/timeline")
 
 // TestExamples runs every examples/*.lua with `metronome run` from the
 // repository's root, as the docs show, and checks what it prints against

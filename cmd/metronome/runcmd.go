@@ -179,8 +179,8 @@ type stateOptions struct {
 	cpu     func() float64   // nil: seconds of now since the state was made
 }
 
-// newState is the state both run and test give a script: sandboxed,
-// requiring from dir, printing to stdout.
+// newState is the state run gives a script: sandboxed, requiring from dir,
+// printing to stdout. (test's is luatest.HostState.)
 func newState(o stateOptions) *lua.LState {
 	// No L.SetContext: gopher-lua would poll ctx on every instruction, which
 	// costs a third of a callback. ctx stops the host loop between steps;

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
+	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -46,8 +49,8 @@ func (f *instantFlag) Set(s string) error {
 	return nil
 }
 
-// spanFlag is --until: a duration > 0, as ISO 8601 (PT1H30M) or in the
-// short form of numbers with units h, m, s, ms (90s, 5m, 2h, 1h30m, 1.5s).
+// spanFlag is --until: a duration > 0, as ISO 8601 (PT1H30M) or as Go
+// writes one (90s, 5m, 2h, 1h30m, 1.5s, 250ms).
 type spanFlag struct {
 	d    temporal.Duration
 	text string // as given, for messages
@@ -74,7 +77,9 @@ func (f *spanFlag) Set(s string) error {
 
 const spanWant = "want an ISO 8601 duration (PT1H30M) or a short one (90s, 5m, 2h, 1h30m)"
 
-// parseSpan parses --until's text; see spanFlag.
+// parseSpan parses --until's text: ISO 8601 when it starts with P (after a
+// sign), otherwise time.ParseDuration's form, refusing a fraction finer than
+// a nanosecond, which ParseDuration would drop.
 func parseSpan(s string) (temporal.Duration, error) {
 	var d temporal.Duration
 	if t := strings.TrimLeft(s, "+-"); strings.HasPrefix(t, "P") {
@@ -83,10 +88,14 @@ func parseSpan(s string) (temporal.Duration, error) {
 			return 0, errors.New(strings.TrimPrefix(err.Error(), fmt.Sprintf("duration %q: ", s)))
 		}
 	} else {
-		var ok bool
-		if d, ok = parseShortDuration(s); !ok {
+		std, err := time.ParseDuration(s)
+		if err != nil {
 			return 0, errors.New(spanWant)
 		}
+		if finerThanNanosecond(s) {
+			return 0, fmt.Errorf("%s is not a whole number of nanoseconds", s)
+		}
+		d = temporal.Duration(std)
 	}
 	if d <= 0 {
 		return 0, fmt.Errorf("want a duration > 0, got %s", s)
@@ -94,81 +103,21 @@ func parseSpan(s string) (temporal.Duration, error) {
 	return d, nil
 }
 
-// parseShortDuration reads "1h30m", "90s", "1.5h", "250ms", "-5m" exactly:
-// units in decreasing order, each at most once, a fraction on any of them
-// as long as the total is a whole number of nanoseconds.
-func parseShortDuration(s string) (temporal.Duration, bool) {
-	neg := strings.HasPrefix(s, "-")
-	rest := strings.TrimLeft(s, "+-")
-	if len(s)-len(rest) > 1 || rest == "" {
-		return 0, false
-	}
-	units := []struct {
-		name string
-		ns   int64
-	}{{"h", int64(temporal.Hour)}, {"ms", int64(temporal.Millisecond)}, {"m", int64(temporal.Minute)}, {"s", int64(temporal.Second)}}
-	order := map[string]int{"h": 0, "m": 1, "s": 2, "ms": 3}
-	last := -1
-	var total int64
-	for rest != "" {
-		i := 0
-		for i < len(rest) && (rest[i] >= '0' && rest[i] <= '9' || rest[i] == '.') {
-			i++
-		}
-		num := rest[:i]
-		rest = rest[i:]
-		unit := int64(0)
-		name := ""
-		for _, u := range units {
-			if strings.HasPrefix(rest, u.name) {
-				unit, name = u.ns, u.name
-				rest = rest[len(u.name):]
-				break
-			}
-		}
-		if num == "" || unit == 0 || order[name] <= last {
-			return 0, false
-		}
-		last = order[name]
-		whole, frac, _ := strings.Cut(num, ".")
-		if whole == "" || strings.Contains(frac, ".") || len(frac) > 18 {
-			return 0, false
-		}
-		w, err := strconv.ParseInt(whole, 10, 64)
-		if err != nil || w > math.MaxInt64/unit {
-			return 0, false
-		}
-		v := w * unit
-		if frac != "" {
-			f, err := strconv.ParseInt(frac, 10, 64)
-			if err != nil {
-				return 0, false
-			}
-			// f/10^len(frac) of unit must be whole nanoseconds.
-			p := int64(math.Pow10(len(frac)))
-			g := gcd(unit, p)
-			u, q := unit/g, p/g
-			if f%q != 0 || f/q > (math.MaxInt64-v)/u {
-				return 0, false
-			}
-			v += f / q * u
-		}
-		if total > math.MaxInt64-v {
-			return 0, false
-		}
-		total += v
-	}
-	if neg {
-		total = -total
-	}
-	return temporal.Duration(total), true
-}
+// fraction is a number's fractional digits and its unit, in time.ParseDuration's
+// form; "ms" comes before "m" and "s", as RE2 tries alternatives in order.
+var fraction = regexp.MustCompile(`\.([0-9]+)(ns|us|µs|μs|ms|s|m|h)`)
 
-func gcd(a, b int64) int64 {
-	for b != 0 {
-		a, b = b, a%b
+// finerThanNanosecond reports whether a fraction in s, a valid
+// time.ParseDuration text, is not a whole number of nanoseconds.
+func finerThanNanosecond(s string) bool {
+	for _, m := range fraction.FindAllStringSubmatch(s, -1) {
+		unit, _ := time.ParseDuration("1" + m[2])
+		f, _ := new(big.Rat).SetString("0." + m[1])
+		if !f.Mul(f, big.NewRat(int64(unit), 1)).IsInt() {
+			return true
+		}
 	}
-	return a
+	return false
 }
 
 // shortDuration formats d > 0 in the short form: 1h30m, 90s -> 1m30s,

@@ -2,54 +2,39 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/yuin/gopher-lua"
-
-	"github.com/metronome-rt/metronome/hostservices"
 	"github.com/metronome-rt/metronome/lua/luatest"
-	"github.com/metronome-rt/metronome/lua/scripting"
-	"github.com/metronome-rt/metronome/temporal"
 )
+
+const testAbout = `Test runs Lua test files, each in its own sandboxed state, and prints one
+block per failing test and a summary line. A PATH is a file, or a directory
+searched recursively for *_test.lua (skipping testdata and folders starting
+with "." or "_"). The default PATH is tests/. Each file gets its own host
+(require "app-host") on a virtual clock starting at 2000-01-01T00:00:00Z,
+which os.time, os.date and os.clock read, as under go test ./tests. A file
+that registers no test, or two tests of one name, fails. It exits 1 when a
+test fails.`
 
 func testCommand() *command {
 	return &command{
 		name:     "test",
 		synopsis: "[PATH...]",
 		summary:  "Run *_test.lua files (default tests/).",
-		about: `Test runs Lua test files, each in its own sandboxed state, and prints one
-block per failing test and a summary line. A PATH is a file, or a directory
-searched recursively for *_test.lua (skipping testdata and folders starting
-with "." or "_"). The default PATH is tests/. Each file gets its own host
-(require "app-host") on a virtual clock starting at 2000-01-01T00:00:00Z,
-which os.time and os.date read. It exits 1 when a test fails.`,
+		about:    testAbout,
 		bind: func(_ *flag.FlagSet, out streams) func(context.Context, []string) error {
 			return func(ctx context.Context, paths []string) error {
-				if len(paths) == 0 {
-					paths = []string{"tests"}
-				}
-				files, err := luatest.Find(paths...)
+				files, err := testFiles(paths)
 				if err != nil {
 					return err
 				}
-				if len(files) == 0 {
-					return fmt.Errorf("no *_test.lua files in %s", strings.Join(paths, ", "))
-				}
-				results, runErr := luatest.Run(ctx, files, func(file string) (*lua.LState, func(), error) {
-					// Each file gets its own host on a fixed virtual clock
-					// (require "app-host"), as run gives a script.
-					h := hostservices.New(temporal.Fixed(defaultStart))
-					L := newState(stateOptions{
-						dir: filepath.Dir(file), stdout: out.stdout, modules: scripting.HostModules(h, nil),
-						now: func() time.Time { return h.Now().Time() },
-						cpu: func() float64 { return h.Scheduler().Elapsed().Std().Seconds() },
-					})
-					return L, L.Close, nil
-				})
+				results, runErr := luatest.Run(ctx, files, luatest.HostState(out.stdout))
 				if err := luatest.Report(out.stdout, results); err != nil {
 					return err
 				}
@@ -63,4 +48,29 @@ which os.time and os.date read. It exits 1 when a test fails.`,
 			}
 		},
 	}
+}
+
+// testFiles finds the test files under paths, or under tests/ without any.
+func testFiles(paths []string) ([]string, error) {
+	if len(paths) > 0 {
+		files, err := luatest.Find(paths...)
+		if err == nil && len(files) == 0 {
+			err = fmt.Errorf("no *_test.lua files in %s", strings.Join(paths, ", "))
+		}
+		return files, err
+	}
+	// No PATH: say where the default pointed, since the folder the command
+	// ran in is not in the message otherwise.
+	abs, err := filepath.Abs("tests")
+	if err != nil {
+		return nil, err
+	}
+	if info, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) || (err == nil && !info.IsDir()) {
+		return nil, usageError(fmt.Sprintf("no tests/ folder here (looked for %s): run it from a project's root, or give PATH..., the *_test.lua files or folders to run", abs))
+	}
+	files, err := luatest.Find("tests")
+	if err == nil && len(files) == 0 {
+		err = fmt.Errorf("no *_test.lua files in %s: test files are named NAME_test.lua; or give PATH..., the files or folders to run", abs)
+	}
+	return files, err
 }

@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"cmp"
+	_ "embed"
+	"encoding/xml"
 	"fmt"
-	"html"
+	"html/template"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -61,7 +64,9 @@ const facetColor = "#9467bd"
 
 func writeTimeline(path string, r *recorder, info timelineInfo) error {
 	var b bytes.Buffer
-	renderTimeline(&b, r, info)
+	if err := renderTimeline(&b, r, info); err != nil {
+		return fmt.Errorf("timeline: %w", err)
+	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("timeline: %w", err)
 	}
@@ -406,13 +411,104 @@ func laneLabel(s string) string {
 	return head + "  …" + string(p[len(p)-keep:])
 }
 
-// --- rendering ---
+// --- layout ---
 
-type svgWriter struct{ b *bytes.Buffer }
+// picture is the timeline laid out: every position in pixels, every text
+// final. timeline.svg.tmpl draws it and escapes every text it takes.
+type picture struct {
+	Width, Height float64
+	Title         string
+	Summary       string
+	Legend        []legendItem
+	Rows          []box // lane backgrounds
+	Breaks        []box // idle gaps cut out, hatched across the lanes
+	Pauses        []pause
+	Lanes         []laneView
+	More          *moreRow // the last row when lanes were cut
+	Nothing       *point   // where "nothing fired" goes, when nothing did
+	End           line     // the dashed end of the run
+	AxisLines     []line   // one per segment of the axis
+	BreakMarks    []breakMark
+	Ticks         []tick
+	Labels        []axisLabel // placed without overlaps
+	Caption       text
+}
 
-func (w svgWriter) f(format string, args ...any) { fmt.Fprintf(w.b, format, args...) }
+type point struct{ X, Y float64 }
 
-func esc(s string) string { return html.EscapeString(s) }
+type line struct{ X1, Y1, X2, Y2 float64 }
+
+type box struct {
+	X, Y, W, H float64
+	Fill       string
+	Title      string // tooltip
+}
+
+// pause is a pause shaded across the lanes, with "paused" written at Label.
+type pause struct {
+	box
+	Label point
+}
+
+type text struct {
+	X, Y float64
+	Text string
+}
+
+// legendItem is a swatch (its Shape at X, Y) and its text.
+type legendItem struct {
+	Shape  string // "tick", "bar", "pause", "gap" or "end"
+	X, Y   float64
+	Y2     float64 // "end": the line's lower end
+	Color  string
+	TextAt point
+	Text   string
+}
+
+type laneView struct {
+	Kind   string // "job" or "facet"
+	Label  string // in full, for the tooltip and data-label
+	Short  string // as shown, shortened to labelChars
+	Count  int
+	Jobs   int
+	LabelX float64
+	CountX float64
+	TextY  float64
+	Marks  []markView
+}
+
+// markView is a tick (one instant, or fires too close to tell apart) or,
+// with Bar, a bar W wide.
+type markView struct {
+	Bar   bool
+	Count int
+	X, Y  float64
+	W     float64
+	Color string
+	Tip   string
+}
+
+type moreRow struct {
+	X, Y        float64
+	Jobs, Fires int
+}
+
+// breakMark is the zigzag of an idle gap on the axis; Gap is its label up
+// the hatched band, when the band is tall enough for it.
+type breakMark struct {
+	X0, X1, Y float64
+	Gap       *text
+}
+
+// tick is an axis tick and its grid line across the lanes.
+type tick struct{ Mark, Grid line }
+
+type axisLabel struct {
+	X, Y, SubY float64
+	Text, Sub  string
+	Idle       bool // a cut gap: "+" before Text
+	Bold       bool
+}
 
 func px(x float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.1f", x), "0"), ".")
@@ -425,49 +521,27 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-func renderTimeline(b *bytes.Buffer, r *recorder, info timelineInfo) {
+//go:embed timeline.svg.tmpl
+var timelineTemplate string
+
+// timelineSVG draws a picture. html/template escapes every value for the
+// place it lands in, text or attribute.
+var timelineSVG = template.Must(template.New("timeline").Funcs(template.FuncMap{"px": px}).Parse(timelineTemplate))
+
+// renderTimeline writes the SVG of r. The XML declaration is written here:
+// html/template would escape its "<?".
+func renderTimeline(w io.Writer, r *recorder, info timelineInfo) error {
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	return timelineSVG.Execute(w, layoutTimeline(r, info))
+}
+
+// layoutTimeline places everything the picture shows.
+func layoutTimeline(r *recorder, info timelineInfo) *picture {
 	end := info.End
 	a := buildAxis(activity(r, end), end)
-
-	// Lanes: jobs by first fire (then id), then facets.
-	jobs := slices.Clone(r.jobs)
-	slices.SortStableFunc(jobs, func(x, y *jobLane) int {
-		if c := cmp.Compare(x.Runs[0].First, y.Runs[0].First); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.ID, y.ID)
-	})
-	var lanes []lane
-	for _, l := range jobs {
-		label := fmt.Sprintf("%s #%d", l.Kind, l.ID)
-		if l.Label != "" {
-			label += "  " + l.Label
-		}
-		lanes = append(lanes, lane{label: label, color: kindColor[l.Kind], count: l.Count, marks: jobMarks(a, l),
-			key: l.Kind.String() + "  " + l.Label, jobs: 1})
-	}
-	var facetLanes []lane
-	facetFrames := 0
-	for _, l := range r.facets {
-		facetLanes = append(facetLanes, lane{label: "facet " + l.Name, color: facetColor, count: l.Count, marks: facetMarks(a, l), facet: true})
-		facetFrames += l.Count
-	}
-	// Too many lanes: first merge jobs scheduled by the same line (a
-	// spawner's one-shots, a debouncer's re-arms), then cut the tail of the
-	// jobs; facets always keep their lanes.
-	room := max(maxLanes-len(facetLanes), maxLanes/2)
-	if len(lanes) > room {
-		lanes = groupLanes(lanes)
-	}
-	hidden, hiddenCount := 0, 0
-	if len(lanes) > room {
-		for _, l := range lanes[room-1:] {
-			hidden += l.jobs
-			hiddenCount += l.count
-		}
-		lanes = lanes[:room-1]
-	}
-	lanes = append(lanes, facetLanes...)
+	lanes, hidden, hiddenCount := layoutLanes(r, a)
 	rows := len(lanes)
 	if hidden > 0 {
 		rows++
@@ -477,154 +551,173 @@ func renderTimeline(b *bytes.Buffer, r *recorder, info timelineInfo) {
 	}
 	lanesBottom := tlLanesY + float64(rows)*tlLaneH
 	axisY := lanesBottom + 8
-	height := axisY + 62
+	p := &picture{Width: tlWidth, Height: axisY + 62, Title: "metronome run " + info.Script}
 
-	w := svgWriter{b}
-	w.f(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	w.f(`<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" font-size="11">`+"\n",
-		px(tlWidth), px(height), px(tlWidth), px(height))
-	w.f(`<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#fafafa"/><line x1="0" y1="0" x2="0" y2="6" stroke="#c8c8c8" stroke-width="2"/></pattern></defs>` + "\n")
-	w.f(`<rect width="100%%" height="100%%" fill="white"/>` + "\n")
-
-	// Title and summary.
-	w.f(`<text class="title" x="16" y="26" font-size="17" font-weight="bold" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">%s</text>`+"\n", esc("metronome run "+info.Script))
 	ran := end.DecimalSeconds()
 	if end >= temporal.Minute {
 		ran += " (" + humanDuration(end) + ")"
 	}
-	summary := fmt.Sprintf("%s from %s · ran %s · %s in %s", info.Clock, info.Start, ran,
+	p.Summary = fmt.Sprintf("%s from %s · ran %s · %s in %s", info.Clock, info.Start, ran,
 		plural(r.fires, "job fire", "job fires"), plural(len(r.jobs), "job", "jobs"))
 	if len(r.facets) > 0 {
-		summary += " · " + plural(facetFrames, "facet run", "facet runs") + " in " + plural(len(r.facets), "facet", "facets")
+		frames := 0
+		for _, l := range r.facets {
+			frames += l.Count
+		}
+		p.Summary += " · " + plural(frames, "facet run", "facet runs") + " in " + plural(len(r.facets), "facet", "facets")
 	}
-	summary += " · ended: " + info.Ended
-	w.f(`<text class="summary" x="16" y="46" fill="#333">%s</text>`+"\n", esc(summary))
+	p.Summary += " · ended: " + info.Ended
+	p.Legend = legend()
 
-	// Legend.
-	lx := 16.0
-	ly := 72.0
-	legend := func(draw func(x float64), text string) {
-		draw(lx)
-		w.f(`<text x="%s" y="%s" fill="#333">%s</text>`+"\n", px(lx+18), px(ly+4), esc(text))
-		lx += 18 + float64(len([]rune(text)))*6.7 + 22
-	}
-	w.f(`<g class="legend">` + "\n")
-	for _, k := range []sched.Kind{sched.KindOnce, sched.KindEvery, sched.KindRecurrence} {
-		c := kindColor[k]
-		legend(func(x float64) {
-			w.f(`<rect x="%s" y="%s" width="2.5" height="14" fill="%s"/>`+"\n", px(x+6), px(ly-7), c)
-		}, k.String())
-	}
-	legend(func(x float64) {
-		w.f(`<rect x="%s" y="%s" width="14" height="9" fill="%s" fill-opacity="0.55" stroke="%s"/>`+"\n", px(x), px(ly-4.5), facetColor, facetColor)
-	}, "facet frames / dense fires (bar)")
-	legend(func(x float64) {
-		w.f(`<rect x="%s" y="%s" width="14" height="14" fill="#808080" fill-opacity="0.25"/>`+"\n", px(x), px(ly-7))
-	}, "host paused")
-	legend(func(x float64) {
-		w.f(`<rect x="%s" y="%s" width="14" height="14" fill="url(#hatch)" stroke="#bbb"/>`+"\n", px(x), px(ly-7))
-	}, "idle gap cut out")
-	legend(func(x float64) {
-		w.f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#555" stroke-dasharray="3,2"/>`+"\n", px(x+7), px(ly-7), px(x+7), px(ly+7))
-	}, "end of run")
-	w.f("</g>\n")
-
-	// Lane backgrounds and labels.
 	for i := 0; i < rows; i++ {
-		y := tlLanesY + float64(i)*tlLaneH
 		fill := "#ffffff"
 		if i%2 == 0 {
 			fill = "#f4f6f8"
 		}
-		w.f(`<rect x="8" y="%s" width="%s" height="%s" fill="%s"/>`+"\n", px(y), px(tlWidth-16), px(tlLaneH), fill)
+		p.Rows = append(p.Rows, box{X: 8, Y: tlLanesY + float64(i)*tlLaneH, W: tlWidth - 16, H: tlLaneH, Fill: fill})
 	}
-	// Breaks: hatched bands across the lanes.
 	for _, br := range a.breaks {
-		w.f(`<rect class="break" x="%s" y="%s" width="%s" height="%s" fill="url(#hatch)"><title>%s</title></rect>`+"\n",
-			px(br.x0), px(tlLanesY), px(br.x1-br.x0), px(lanesBottom-tlLanesY+8), esc("idle for "+br.gap.DecimalSeconds()+" ("+humanDuration(br.gap)+"), cut out"))
+		p.Breaks = append(p.Breaks, box{X: br.x0, Y: tlLanesY, W: br.x1 - br.x0, H: lanesBottom - tlLanesY + 8,
+			Title: "idle for " + br.gap.DecimalSeconds() + " (" + humanDuration(br.gap) + "), cut out"})
 	}
-	// Pauses.
-	for _, p := range r.pauses {
-		x0, x1 := a.x(p.From), a.x(p.To)
+	for _, ps := range r.pauses {
+		x0, x1 := a.x(ps.From), a.x(ps.To)
 		x1 = max(x1, x0+3)
-		w.f(`<rect class="pause" x="%s" y="%s" width="%s" height="%s" fill="#808080" fill-opacity="0.25"><title>%s</title></rect>`+"\n",
-			px(x0), px(tlLanesY-12), px(x1-x0), px(lanesBottom-tlLanesY+12), esc(fmt.Sprintf("paused from %s to %s", p.From.DecimalSeconds(), p.To.DecimalSeconds())))
-		w.f(`<text x="%s" y="%s" font-size="10" fill="#555">paused</text>`+"\n", px(x0+2), px(tlLanesY-3))
+		p.Pauses = append(p.Pauses, pause{box{X: x0, Y: tlLanesY - 12, W: x1 - x0, H: lanesBottom - tlLanesY + 12,
+			Title: fmt.Sprintf("paused from %s to %s", ps.From.DecimalSeconds(), ps.To.DecimalSeconds())},
+			point{x0 + 2, tlLanesY - 3}})
 	}
-
 	for i, l := range lanes {
-		y := tlLanesY + float64(i)*tlLaneH
-		mid := y + tlLaneH/2
-		kind := "job"
-		if l.facet {
-			kind = "facet"
-		}
-		w.f(`<g class="lane" data-kind="%s" data-label="%s" data-count="%d" data-jobs="%d">`+"\n", kind, esc(l.label), l.count, l.jobs)
-		w.f(`<title>%s</title>`+"\n", esc(l.label))
-		w.f(`<text x="%s" y="%s" text-anchor="end" fill="#222">%s</text>`+"\n", px(tlPlotX0-12), px(mid+4), esc(laneLabel(l.label)))
-		w.f(`<text x="%s" y="%s" fill="#666">×%d</text>`+"\n", px(tlPlotX1+10), px(mid+4), l.count)
-		for _, m := range l.marks {
-			tip := m.from.DecimalSeconds()
-			if m.count > 1 {
-				tip = fmt.Sprintf("%d %s from %s to %s", m.count, map[bool]string{false: "fires", true: "frames"}[l.facet], m.from.DecimalSeconds(), m.to.DecimalSeconds())
-			}
-			if m.x1-m.x0 < 1 {
-				w.f(`<rect class="mark" data-count="%d" x="%s" y="%s" width="2.5" height="14" fill="%s"><title>%s</title></rect>`+"\n",
-					m.count, px((m.x0+m.x1)/2-1.25), px(mid-7), l.color, esc(tip))
-			} else {
-				w.f(`<rect class="mark" data-count="%d" x="%s" y="%s" width="%s" height="10" fill="%s" fill-opacity="0.55" stroke="%s" stroke-width="0.8"><title>%s</title></rect>`+"\n",
-					m.count, px(m.x0), px(mid-5), px(m.x1-m.x0), l.color, l.color, esc(tip))
-			}
-		}
-		w.f("</g>\n")
+		mid := tlLanesY + float64(i)*tlLaneH + tlLaneH/2
+		p.Lanes = append(p.Lanes, laneOf(l, mid))
 	}
 	if hidden > 0 {
 		y := tlLanesY + float64(len(lanes))*tlLaneH
-		w.f(`<text class="more" x="%s" y="%s" text-anchor="end" fill="#555" font-style="italic">%s</text>`+"\n",
-			px(tlPlotX0-12), px(y+tlLaneH/2+4), esc(fmt.Sprintf("+%d more jobs (%d fires)", hidden, hiddenCount)))
+		p.More = &moreRow{X: tlPlotX0 - 12, Y: y + tlLaneH/2 + 4, Jobs: hidden, Fires: hiddenCount}
 	}
 	if len(lanes) == 0 && hidden == 0 {
-		w.f(`<text x="%s" y="%s" fill="#777" font-style="italic">nothing fired</text>`+"\n", px(tlPlotX0+10), px(tlLanesY+tlLaneH/2+4))
+		p.Nothing = &point{tlPlotX0 + 10, tlLanesY + tlLaneH/2 + 4}
 	}
-
-	// End of run.
 	xe := a.x(end)
-	w.f(`<line class="end" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#555" stroke-dasharray="3,2"/>`+"\n", px(xe), px(tlLanesY-4), px(xe), px(axisY+4))
+	p.End = line{xe, tlLanesY - 4, xe, axisY + 4}
+	layoutAxis(p, a, end, lanesBottom, axisY)
+	p.Caption = text{X: (tlPlotX0 + tlPlotX1) / 2, Y: axisY + 50,
+		Text: "elapsed " + info.Clock + " since " + info.Start.String() + ", exact decimal seconds"}
+	return p
+}
 
-	// Axis.
-	w.f(`<g class="axis">` + "\n")
+// legend lays out the legend's swatches left to right.
+func legend() []legendItem {
+	const ly = 72.0
+	lx := 16.0
+	var items []legendItem
+	add := func(it legendItem, text string) {
+		it.TextAt, it.Text = point{lx + 18, ly + 4}, text
+		items = append(items, it)
+		lx += 18 + float64(len([]rune(text)))*6.7 + 22
+	}
+	for _, k := range []sched.Kind{sched.KindOnce, sched.KindEvery, sched.KindRecurrence} {
+		add(legendItem{Shape: "tick", X: lx + 6, Y: ly - 7, Color: kindColor[k]}, k.String())
+	}
+	add(legendItem{Shape: "bar", X: lx, Y: ly - 4.5, Color: facetColor}, "facet frames / dense fires (bar)")
+	add(legendItem{Shape: "pause", X: lx, Y: ly - 7}, "host paused")
+	add(legendItem{Shape: "gap", X: lx, Y: ly - 7}, "idle gap cut out")
+	add(legendItem{Shape: "end", X: lx + 7, Y: ly - 7, Y2: ly + 7}, "end of run")
+	return items
+}
+
+// layoutLanes makes the lanes: jobs by first fire (then id), then facets.
+// Past the lane cap it merges jobs scheduled by the same line, then cuts
+// the tail of the jobs, returning how many jobs and fires it cut.
+func layoutLanes(r *recorder, a *axis) (lanes []lane, hidden, hiddenCount int) {
+	jobs := slices.Clone(r.jobs)
+	slices.SortStableFunc(jobs, func(x, y *jobLane) int {
+		if c := cmp.Compare(x.Runs[0].First, y.Runs[0].First); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.ID, y.ID)
+	})
+	for _, l := range jobs {
+		label := fmt.Sprintf("%s #%d", l.Kind, l.ID)
+		if l.Label != "" {
+			label += "  " + l.Label
+		}
+		lanes = append(lanes, lane{label: label, color: kindColor[l.Kind], count: l.Count, marks: jobMarks(a, l),
+			key: l.Kind.String() + "  " + l.Label, jobs: 1})
+	}
+	var facetLanes []lane
+	for _, l := range r.facets {
+		facetLanes = append(facetLanes, lane{label: "facet " + l.Name, color: facetColor, count: l.Count, marks: facetMarks(a, l), facet: true})
+	}
+	// A spawner's one-shots, a debouncer's re-arms: merge first, then cut;
+	// facets always keep their lanes.
+	room := max(maxLanes-len(facetLanes), maxLanes/2)
+	if len(lanes) > room {
+		lanes = groupLanes(lanes)
+	}
+	if len(lanes) > room {
+		for _, l := range lanes[room-1:] {
+			hidden += l.jobs
+			hiddenCount += l.count
+		}
+		lanes = lanes[:room-1]
+	}
+	return append(lanes, facetLanes...), hidden, hiddenCount
+}
+
+// laneOf places a lane's label, count and marks on the row centred on mid.
+func laneOf(l lane, mid float64) laneView {
+	v := laneView{Kind: "job", Label: l.label, Short: laneLabel(l.label), Count: l.count, Jobs: l.jobs,
+		LabelX: tlPlotX0 - 12, CountX: tlPlotX1 + 10, TextY: mid + 4}
+	what := "fires"
+	if l.facet {
+		v.Kind, what = "facet", "frames"
+	}
+	for _, m := range l.marks {
+		tip := m.from.DecimalSeconds()
+		if m.count > 1 {
+			tip = fmt.Sprintf("%d %s from %s to %s", m.count, what, m.from.DecimalSeconds(), m.to.DecimalSeconds())
+		}
+		mv := markView{Count: m.count, Color: l.color, Tip: tip}
+		if m.x1-m.x0 < 1 {
+			mv.X, mv.Y = (m.x0+m.x1)/2-1.25, mid-7
+		} else {
+			mv.Bar, mv.X, mv.Y, mv.W = true, m.x0, mid-5, m.x1-m.x0
+		}
+		v.Marks = append(v.Marks, mv)
+	}
+	return v
+}
+
+// layoutAxis places the axis: its segments, the breaks' zigzags and
+// labels, the ticks, and the time labels, left to right without overlaps.
+func layoutAxis(p *picture, a *axis, end temporal.Duration, lanesBottom, axisY float64) {
 	for _, s := range a.segs {
-		w.f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#333"/>`+"\n", px(s.x0-tlPad), px(axisY), px(s.x1+tlPad), px(axisY))
+		p.AxisLines = append(p.AxisLines, line{s.x0 - tlPad, axisY, s.x1 + tlPad, axisY})
 	}
-	type label struct {
-		x      float64
-		text   string
-		sub    string
-		bold   bool
-		isTick bool
-	}
-	var labels []label
+	var labels []axisLabel
 	for _, br := range a.breaks {
 		mid := (br.x0 + br.x1) / 2
-		w.f(`<path d="M%s %sl6 -8M%s %sl6 -8" stroke="#333" fill="none"/>`+"\n", px(mid-6), px(axisY+4), px(mid), px(axisY+4))
-		text := "idle " + humanDuration(br.gap)
-		if h := lanesBottom - tlLanesY; h >= float64(len(text))*6.7+12 {
+		bm := breakMark{X0: mid - 6, X1: mid, Y: axisY + 4}
+		gap := "idle " + humanDuration(br.gap)
+		if h := lanesBottom - tlLanesY; h >= float64(len(gap))*6.7+12 {
 			// Written up the hatched band, out of the axis labels' way.
-			cy := tlLanesY + h/2
-			w.f(`<text class="gap" x="%s" y="%s" text-anchor="middle" fill="#555" transform="rotate(-90 %s %s)">%s</text>`+"\n",
-				px(mid+4), px(cy), px(mid+4), px(cy), esc(text))
+			bm.Gap = &text{X: mid + 4, Y: tlLanesY + h/2, Text: gap}
 		} else {
-			labels = append(labels, label{x: mid, text: "+" + humanDuration(br.gap), sub: "idle", isTick: true})
+			labels = append(labels, axisLabel{X: mid, Text: humanDuration(br.gap), Sub: "idle", Idle: true})
 		}
+		p.BreakMarks = append(p.BreakMarks, bm)
 	}
+	// Segment starts and the end are bold and placed first; ticks fill in.
+	var bold []axisLabel
 	for i, s := range a.segs {
 		if i > 0 || s.from > 0 || s.to == s.from {
-			labels = append(labels, label{x: a.x(s.from), text: s.from.DecimalSeconds(), sub: subLabel(s.from), bold: true})
+			bold = append(bold, axisLabel{X: a.x(s.from), Text: s.from.DecimalSeconds(), Sub: subLabel(s.from), Bold: true})
 		}
 	}
-	labels = append(labels, label{x: a.x(0), text: "0s", bold: true})
+	bold = append(bold, axisLabel{X: a.x(0), Text: "0s", Bold: true})
 	if end > 0 {
-		labels = append(labels, label{x: xe, text: end.DecimalSeconds(), sub: subLabel(end), bold: true})
+		bold = append(bold, axisLabel{X: a.x(end), Text: end.DecimalSeconds(), Sub: subLabel(end), Bold: true})
 	}
 	for _, s := range a.segs {
 		k := s.scale()
@@ -634,51 +727,30 @@ func renderTimeline(b *bytes.Buffer, r *recorder, info timelineInfo) {
 		step := niceStep(tickTarget / k)
 		for t := (s.from + step - 1) / step * step; t <= s.to; t += step {
 			x := a.x(t)
-			w.f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#333"/>`+"\n", px(x), px(axisY), px(x), px(axisY+4))
-			w.f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#000" stroke-opacity="0.06"/>`+"\n", px(x), px(tlLanesY), px(x), px(axisY))
+			p.Ticks = append(p.Ticks, tick{Mark: line{x, axisY, x, axisY + 4}, Grid: line{x, tlLanesY, x, axisY}})
 			sub := ""
 			if step >= temporal.Minute {
 				sub = humanDuration(t)
 			}
-			labels = append(labels, label{x: x, text: t.DecimalSeconds(), sub: sub, isTick: true})
+			labels = append(labels, axisLabel{X: x, Text: t.DecimalSeconds(), Sub: sub})
 		}
 	}
-	// Place labels left to right without overlaps; bold ones (segment
-	// starts, end, breaks) first.
 	type placed struct{ x0, x1 float64 }
 	var taken []placed
-	fits := func(x0, x1 float64) bool {
-		for _, p := range taken {
-			if x0 < p.x1+8 && p.x0 < x1+8 {
-				return false
-			}
+	for _, l := range append(bold, labels...) {
+		txt := l.Text
+		if l.Idle {
+			txt = "+" + txt
 		}
-		return true
-	}
-	for pass := 0; pass < 2; pass++ {
-		for _, l := range labels {
-			if l.isTick != (pass == 1) {
-				continue
-			}
-			wid := float64(max(len(l.text), len(l.sub))) * 6.7
-			x0, x1 := l.x-wid/2, l.x+wid/2
-			if !fits(x0, x1) {
-				continue
-			}
-			taken = append(taken, placed{x0, x1})
-			weight := ""
-			if l.bold {
-				weight = ` font-weight="bold"`
-			}
-			w.f(`<text class="tick" x="%s" y="%s" text-anchor="middle" fill="#222"%s>%s</text>`+"\n", px(l.x), px(axisY+17), weight, esc(l.text))
-			if l.sub != "" {
-				w.f(`<text x="%s" y="%s" text-anchor="middle" fill="#777" font-size="10">%s</text>`+"\n", px(l.x), px(axisY+29), esc(l.sub))
-			}
+		wid := float64(max(len(txt), len(l.Sub))) * 6.7
+		x0, x1 := l.X-wid/2, l.X+wid/2
+		if slices.ContainsFunc(taken, func(p placed) bool { return x0 < p.x1+8 && p.x0 < x1+8 }) {
+			continue
 		}
+		taken = append(taken, placed{x0, x1})
+		l.Y, l.SubY = axisY+17, axisY+29
+		p.Labels = append(p.Labels, l)
 	}
-	w.f(`<text x="%s" y="%s" text-anchor="middle" fill="#555" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">%s</text>`+"\n",
-		px((tlPlotX0+tlPlotX1)/2), px(axisY+50), esc("elapsed "+info.Clock+" since "+info.Start.String()+", exact decimal seconds"))
-	w.f("</g>\n</svg>\n")
 }
 
 // subLabel is the human form under a time label, when it adds something.

@@ -260,7 +260,9 @@ func TestTimelineDenseRunIsBounded(t *testing.T) {
 		Runs: []fireRun{{First: temporal.Millisecond, Step: temporal.Millisecond, Count: n}}}}
 	r.fires = n
 	var b bytes.Buffer
-	renderTimeline(&b, r, timelineInfo{Script: "x.lua", End: n * temporal.Millisecond, Clock: "virtual time", Ended: "nothing pending"})
+	if err := renderTimeline(&b, r, timelineInfo{Script: "x.lua", End: n * temporal.Millisecond, Clock: "virtual time", Ended: "nothing pending"}); err != nil {
+		t.Fatal(err)
+	}
 	doc := parseSVG(t, b.Bytes())
 	if len(doc.lanes) != 1 || doc.lanes[0].count != n || doc.lanes[0].marks != 1 {
 		t.Errorf("lanes %+v", doc.lanes)
@@ -272,7 +274,9 @@ func TestTimelineDenseRunIsBounded(t *testing.T) {
 	r.jobs[0].Runs[0] = fireRun{First: temporal.Hour, Step: temporal.Hour, Count: 27}
 	r.jobs[0].Count, r.fires = 27, 27
 	b.Reset()
-	renderTimeline(&b, r, timelineInfo{Script: "x.lua", End: 28 * temporal.Hour, Clock: "virtual time", Ended: "nothing pending"})
+	if err := renderTimeline(&b, r, timelineInfo{Script: "x.lua", End: 28 * temporal.Hour, Clock: "virtual time", Ended: "nothing pending"}); err != nil {
+		t.Fatal(err)
+	}
 	if doc := parseSVG(t, b.Bytes()); doc.lanes[0].marks != 27 {
 		t.Errorf("27 hourly fires drew %d marks", doc.lanes[0].marks)
 	}
@@ -346,4 +350,106 @@ func TestTimelineAxisAndLabels(t *testing.T) {
 	if a := buildAxis([]span{{0, 0}, {5 * temporal.Second, 5 * temporal.Second}}, 5*temporal.Second); len(a.breaks) != 0 {
 		t.Errorf("two instants got %d breaks", len(a.breaks))
 	}
+}
+
+// golden compares got with testdata/timeline/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "timeline", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+		for i := range min(len(gl), len(wl)) {
+			if gl[i] != wl[i] {
+				t.Fatalf("%s differs at line %d:\ngot:  %s\nwant: %s\n(go test -run Golden -update rewrites it)", path, i+1, gl[i], wl[i])
+			}
+		}
+		t.Fatalf("%s: %d lines, want %d (go test -run Golden -update rewrites it)", path, len(gl), len(wl))
+	}
+}
+
+// The pictures of whole runs stay byte for byte what they were.
+func TestTimelineGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"trace.svg", []string{"--until", "48h", "testdata/trace.lua"}, 0},
+		{"spawn.svg", []string{"testdata/timeline/spawn.lua"}, 0},
+		{"many.svg", []string{"testdata/timeline/many.lua"}, 0},
+		{"gap.svg", []string{"testdata/timeline/gap.lua"}, 0},
+		{"paused.svg", []string{"testdata/paused.lua"}, 0},
+		{"frames.svg", []string{"testdata/frames.lua"}, 0},
+		{"error.svg", []string{"testdata/job_error.lua"}, 1},
+		{"empty.svg", []string{"testdata/args.lua"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svg := filepath.Join(t.TempDir(), tc.name)
+			args := append([]string{"run", "--timeline", svg}, tc.args...)
+			if code, _, errOut := cli(t, t.Context(), args...); code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, errOut)
+			}
+			b, err := os.ReadFile(svg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parseSVG(t, b)
+			golden(t, tc.name, b)
+		})
+	}
+}
+
+// hostile is a record whose every label needs escaping in XML.
+func hostile() (*recorder, timelineInfo) {
+	r := newRecorder(traceOff, nil, false, true)
+	epoch := temporal.FromUnixNano(0)
+	for i, label := range []string{`a<b>&"c'.lua:1`, "", "]]></text><script>x</script>:2"} {
+		r.fire(temporal.Duration(i+1)*temporal.Second, sched.Fire{At: epoch, ID: uint64(i + 1), Kind: sched.KindOnce, Label: label})
+	}
+	r.frame("frame", 0, 16*temporal.Millisecond, []string{`<"&'>`})
+	r.paused(2*temporal.Second, false, true)
+	r.paused(3*temporal.Second, true, false)
+	r.end(4*temporal.Second, false)
+	return r, timelineInfo{Script: `<x & "y">.lua`, End: 4 * temporal.Second, Clock: "virtual time", Ended: `error: <x>.lua:1: "&'`}
+}
+
+// Labels, facet names, the script's path and the end reason are the
+// script's text: each comes out escaped, so the SVG stays well-formed XML and
+// reads back as it went in.
+func TestTimelineEscapesLabels(t *testing.T) {
+	r, info := hostile()
+	var b bytes.Buffer
+	if err := renderTimeline(&b, r, info); err != nil {
+		t.Fatal(err)
+	}
+	doc := parseSVG(t, b.Bytes())
+	var labels []string
+	for _, l := range doc.lanes {
+		labels = append(labels, l.label)
+	}
+	want := []string{`once #1  a<b>&"c'.lua:1`, "once #2", "once #3  ]]></text><script>x</script>:2", `facet <"&'>`}
+	if strings.Join(labels, "|") != strings.Join(want, "|") {
+		t.Errorf("data-label: %q, want %q", labels, want)
+	}
+	for _, s := range append(want, `metronome run <x & "y">.lua`, `ended: error: <x>.lua:1: "&'`) {
+		if !doc.hasText(s) {
+			t.Errorf("no text contains %q", s)
+		}
+	}
+	for _, raw := range []string{"<b>", "<script>", `"y"`, "& "} {
+		if bytes.Contains(b.Bytes(), []byte(raw)) {
+			t.Errorf("%q is in the SVG unescaped", raw)
+		}
+	}
+	golden(t, "escape.svg", b.Bytes())
 }

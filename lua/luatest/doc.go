@@ -26,15 +26,22 @@
 // A failing assertion stops its test; the line reported is the line in the
 // test file that made the call (also when the call came through a helper in
 // another file). A test that raises any other error fails with the message
-// and a traceback. Either way the remaining tests of the file still run. A
-// file that does not compile, or whose main chunk raises an error, is one
-// failure and runs no tests.
+// and a traceback. Either way the remaining tests of the file still run.
+//
+// A file is loaded as `metronome run` loads a script (scripting.LoadFile):
+// Lua source only, a precompiled chunk is refused; a first line starting
+// with # is skipped. A file that does not compile, whose main chunk raises
+// an error, that registers no test, or that registers two tests of one name
+// (the failure names both lines) is one failure and runs no tests.
 //
 // # States
 //
 // Each file runs in its own state, made by the caller's Factory, so a caller
 // decides the sandbox, the modules and the host behind them. The harness adds
 // one global, test, and otherwise leaves the state as the factory made it.
+// HostState is the factory of `metronome test` and of go test ./tests: the
+// sandbox, and a host of its own on a virtual clock from Epoch, which
+// os.time, os.date and os.clock read.
 //
 // # Report
 //

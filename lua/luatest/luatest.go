@@ -12,7 +12,8 @@ import (
 	"strings"
 
 	"github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/metronome-rt/metronome/lua/scripting"
 )
 
 // Factory makes the state that the test file at path runs in. close releases
@@ -146,6 +147,7 @@ type suite struct {
 type testCase struct {
 	name string
 	fn   *lua.LFunction
+	line int // where test(name, fn) was called
 }
 
 // caught is an error as the message handler saw it, before the stack unwound.
@@ -186,6 +188,10 @@ func openSuite(file string, factory Factory) (*suite, *Result) {
 		return nil, fail(line, msg, details...)
 	}
 	s.loaded = true
+	if len(s.tests) == 0 {
+		s.close()
+		return nil, fail(0, "registers no test: call test(name, fn) at its top level")
+	}
 	return s, nil
 }
 
@@ -203,7 +209,13 @@ func (s *suite) register(L *lua.LState) int {
 	if s.loaded {
 		L.RaiseError("test %q: tests are registered at the top level of the file, not while tests run", name)
 	}
-	s.tests = append(s.tests, testCase{name: name, fn: fn})
+	line := s.fileLine(L)
+	for _, tc := range s.tests {
+		if tc.name == name {
+			L.RaiseError("duplicate test name %q: first registered at line %d", name, tc.line)
+		}
+	}
+	s.tests = append(s.tests, testCase{name: name, fn: fn, line: line})
 	return 0
 }
 
@@ -334,34 +346,23 @@ func (s *suite) traceback(L *lua.LState) []string {
 	return append([]string{"stack traceback:"}, frames...)
 }
 
-// loadFile compiles a test file. On failure fn is nil and line / msg say why.
+// loadFile compiles a test file with scripting.LoadFile, the loader of
+// `metronome run` (source only: a binary chunk is refused). Its errors read
+// "path:line: message" or "path: message"; line and msg are the parts.
 func loadFile(L *lua.LState, path string) (fn *lua.LFunction, line int, msg string) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, 0, err.Error()
-	}
-	text := string(src)
-	if strings.HasPrefix(text, "#") {
-		// A shebang line: keep its newline so line numbers hold.
-		text = text[strings.IndexByte(text+"\n", '\n'):]
-	}
-	fn, err = L.Load(strings.NewReader(text), path)
+	fn, err := scripting.LoadFile(L, path)
 	if err == nil {
 		return fn, 0, ""
 	}
-	var api *lua.ApiError
-	if errors.As(err, &api) && api.Cause != nil {
-		err = api.Cause
+	msg = err.Error()
+	rest, ok := strings.CutPrefix(msg, path+":")
+	if !ok {
+		return nil, 0, msg // the file could not be read
 	}
-	var pe *parse.Error
-	var ce *lua.CompileError
-	switch {
-	case errors.As(err, &pe) && pe.Pos.Line == parse.EOF:
-		return nil, 0, pe.Message + " at end of file"
-	case errors.As(err, &pe):
-		return nil, pe.Pos.Line, fmt.Sprintf("%s near '%s'", pe.Message, pe.Token)
-	case errors.As(err, &ce):
-		return nil, ce.Line, ce.Message
+	if n, text, ok := strings.Cut(rest, ": "); ok {
+		if line, err := strconv.Atoi(n); err == nil && line > 0 {
+			return nil, line, text
+		}
 	}
-	return nil, 0, strings.TrimSpace(err.Error())
+	return nil, 0, strings.TrimPrefix(rest, " ")
 }

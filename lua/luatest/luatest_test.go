@@ -158,19 +158,25 @@ func TestUnexpectedErrors(t *testing.T) {
 func TestFilesThatFailToLoad(t *testing.T) {
 	results, report := runDir(t, "testdata/load")
 	want := []string{
+		"testdata/load/binary_test.lua: binary chunks are not supported: load Lua source",
+		`testdata/load/dup_test.lua:5: duplicate test name "adds": first registered at line 1`,
+		"testdata/load/empty_test.lua: registers no test: call test(name, fn) at its top level",
 		`testdata/load/nested_test.lua:2: registers inside a test: test "late": tests are registered at the top level of the file, not while tests run`,
 		"testdata/load/syntax_test.lua:3: syntax error near '='",
 		"testdata/load/toplevel_test.lua:3: setup failed",
+	}
+	if len(results) != len(want) {
+		t.Fatalf("%d results, want %d:\n%s", len(results), len(want), report)
 	}
 	for i, w := range want {
 		if got := strings.SplitN(results[i].String(), "\n", 2)[0]; got != w {
 			t.Errorf("result %d: %q, want %q", i, got, w)
 		}
+		if i != 3 && results[i].Name != "" {
+			t.Errorf("result %d: a load failure has a test name: %q", i, results[i].Name)
+		}
 	}
-	if results[1].Name != "" || results[2].Name != "" {
-		t.Errorf("a load failure has a test name: %q, %q", results[1].Name, results[2].Name)
-	}
-	if !strings.HasSuffix(report, "\n0 passed, 3 failed\n") {
+	if !strings.HasSuffix(report, "\n0 passed, 6 failed\n") {
 		t.Errorf("summary: %q", report)
 	}
 }
@@ -323,6 +329,9 @@ func TestRunGoMapsResults(t *testing.T) {
 	want := []string{
 		"T/pass_test.lua/ok and log log: hello 1 nil",
 		"T/pass_test.lua/skip skip: not today",
+		"T/binary_test.lua error: testdata/load/binary_test.lua: binary chunks are not supported: load Lua source",
+		`T/dup_test.lua error: testdata/load/dup_test.lua:5: duplicate test name "adds": first registered at line 1`,
+		"T/empty_test.lua error: testdata/load/empty_test.lua: registers no test: call test(name, fn) at its top level",
 		"T/nested_test.lua/registers inside a test error: testdata/load/nested_test.lua:2: registers inside a test: " +
 			`test "late": tests are registered at the top level of the file, not while tests run`,
 		"T/syntax_test.lua error: testdata/load/syntax_test.lua:3: syntax error near '='",

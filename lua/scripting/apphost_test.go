@@ -2,7 +2,6 @@ package scripting
 
 import (
 	"errors"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,25 +10,11 @@ import (
 
 	"github.com/metronome-rt/metronome/compat"
 	"github.com/metronome-rt/metronome/hostservices"
-	"github.com/metronome-rt/metronome/lua/luatest"
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
 var hostEpoch = temporal.FromUnixNano(946684800 * 1e9) // 2000-01-01T00:00:00Z
-
-// hostFactory gives each test file a state bound to a fresh host on a fixed
-// clock, as `metronome test` does.
-func hostFactory(file string) (*lua.LState, func(), error) {
-	h := hostservices.New(temporal.Fixed(hostEpoch))
-	L := NewState(Options{ScriptDir: filepath.Dir(file), Modules: HostModules(h, nil)})
-	return L, L.Close, nil
-}
-
-// TestAppHostConformance runs tests/app_host_test.lua.
-func TestAppHostConformance(t *testing.T) {
-	luatest.RunGo(t, filepath.Join("..", "..", "tests", "app_host_test.lua"), hostFactory)
-}
 
 // hostState is a state bound to h, closed with the test.
 func hostState(t *testing.T, h *hostservices.Host, quit func()) *lua.LState {

@@ -1,21 +1,14 @@
 package scripting
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/hostservices"
-	"github.com/metronome-rt/metronome/lua/luatest"
 	"github.com/metronome-rt/metronome/temporal"
 )
-
-// TestRuntimeTimersConformance runs tests/runtime_timers_test.lua.
-func TestRuntimeTimersConformance(t *testing.T) {
-	luatest.RunGo(t, filepath.Join("..", "..", "tests", "runtime_timers_test.lua"), hostFactory)
-}
 
 // Each state that loads runtime-timers has its own timers: clear() in one
 // leaves the other's alone, though both run on the one host.
