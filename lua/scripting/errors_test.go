@@ -52,49 +52,62 @@ var luaErrorCases = []struct{ name, src, want string }{
 	{"jump negative", `s:jump(ns(-1))`,
 		"<string>:1: bad argument #2 to 'jump' (duration must be a duration >= 0, got -PT0.000000001S)"},
 	{"update negative", `s:update(-1)`,
-		"<string>:1: bad argument #2 to 'update' (delta-ms must be a finite number of milliseconds >= 0, got -1)"},
+		"<string>:1: bad argument #2 to 'update' (delta-ms must be a finite number of milliseconds >= 0 within int64 nanoseconds, got -1)"},
 	{"update NaN", `s:update(0/0)`,
-		"<string>:1: bad argument #2 to 'update' (delta-ms must be a finite number of milliseconds >= 0, got NaN)"},
+		"<string>:1: bad argument #2 to 'update' (delta-ms must be a finite number of milliseconds >= 0 within int64 nanoseconds, got NaN)"},
 	{"update inf", `s:update(1/0)`,
-		"<string>:1: bad argument #2 to 'update' (delta-ms must be a finite number of milliseconds >= 0, got +Inf)"},
+		"<string>:1: bad argument #2 to 'update' (delta-ms must be a finite number of milliseconds >= 0 within int64 nanoseconds, got +Inf)"},
 	{"update range", `s:update(1e300)`,
-		"<string>:1: bad argument #2 to 'update' (delta-ms must be a finite number of milliseconds >= 0 within range, got 1e+300)"},
+		"<string>:1: bad argument #2 to 'update' (delta-ms must be a finite number of milliseconds >= 0 within int64 nanoseconds, got 1e+300)"},
 	{"run-all limit", `s:schedule_every{ interval = ns(1), callback = cb }; s:run_all{ loop_limit = 3 }`,
-		"run-all: run-all: more than 3 fires and work is still pending (an active interval never ends; use advance, or raise loop-limit)"},
+		"<string>:1: run-all: more than 3 fires and work is still pending (an active interval never ends; use advance, or raise loop-limit)"},
 	{"loop limit", `s:set_loop_limit(2); local function f() local ok, m = pcall(s.schedule_once, s, { delay = ns(0), callback = f }); caught = caught or m end; s:schedule_once{ delay = ns(0), callback = f }; s:advance(ns(0)); error(caught, 0)`,
-		"advance: loop limit: once #3 (scheduled at [G]) scheduled more than 2 jobs for one instant (0s after the epoch) in one call; a callback keeps re-arming at zero delay (raise it with set-loop-limit)"},
+		"<string>:1: loop limit: once #3 scheduled at [G] put more than 2 jobs on one instant (0s after the epoch) in one call; a callback keeps re-arming at zero delay (raise it with set-loop-limit)"},
+	{"advance from its own callback", reentrant("s:advance(ns(1))"), "<string>:1: advance: called from inside a callback of the same scheduler"},
+	{"next from its own callback", reentrant("s:next()"), "<string>:1: next: called from inside a callback of the same scheduler"},
+	{"run-all from its own callback", reentrant("s:run_all()"), "<string>:1: run-all: called from inside a callback of the same scheduler"},
+	{"jump from its own callback", reentrant("s:jump(ns(1))"), "<string>:1: jump: called from inside a callback of the same scheduler"},
+	{"update from its own callback", reentrant("s:update(1)"), "<string>:1: update: called from inside a callback of the same scheduler"},
+	{"host update from a step while paused", `hs:set_paused(true); hs:schedule_once{ delay = ns(0), callback = function() local ok, m = pcall(function() hs:update(16) end); caught = m end }; hs:step(0); error(caught, 0)`,
+		"<string>:1: update: called from inside a callback of the same scheduler"},
 	{"dropped", `s:drop(); s:advance(ns(1))`,
 		"<string>:1: advance: scheduler dropped"},
 	{"host update negative", `hs:update(-1)`,
-		"<string>:1: bad argument #2 to 'update' (delta-ms must be a finite number of milliseconds >= 0, got -1)"},
+		"<string>:1: bad argument #2 to 'update' (delta-ms must be a finite number of milliseconds >= 0 within int64 nanoseconds, got -1)"},
 	{"host step NaN", `hs:step(0/0)`,
-		"<string>:1: bad argument #2 to 'step' (delta-ms must be a finite number of milliseconds >= 0, got NaN)"},
+		"<string>:1: bad argument #2 to 'step' (delta-ms must be a finite number of milliseconds >= 0 within int64 nanoseconds, got NaN)"},
 	{"host update range", `hs:update(1e300)`,
-		"<string>:1: bad argument #2 to 'update' (delta-ms must be a finite number of milliseconds >= 0 that keeps the host's time within int64 nanoseconds, got 1e+300)"},
+		"<string>:1: bad argument #2 to 'update' (delta-ms must be a finite number of milliseconds >= 0 within int64 nanoseconds, got 1e+300)"},
 	{"host register twice", `hs:register("f", cb); hs:register("f", cb)`,
 		`<string>:1: register: facet "f": a facet with this name is already registered`},
 	{"timeout negative", `tm.Timeout{ delay_ms = -1, callback = cb }`,
-		"<string>:1: bad argument #1 to 'Timeout' (:delay-ms must be a finite number >= 0, got number -1)"},
+		"<string>:1: bad argument #1 to 'Timeout' (:delay-ms must be a finite number of milliseconds >= 0 within int64 nanoseconds, got number -1)"},
 	{"timeout NaN", `tm.Timeout{ delay_ms = 0/0, callback = cb }`,
-		"<string>:1: bad argument #1 to 'Timeout' (:delay-ms must be a finite number >= 0, got number NaN)"},
+		"<string>:1: bad argument #1 to 'Timeout' (:delay-ms must be a finite number of milliseconds >= 0 within int64 nanoseconds, got number NaN)"},
 	{"timeout range", `tm.Timeout{ delay_ms = 1e300, callback = cb }`,
-		"<string>:1: bad argument #1 to 'Timeout' (:delay-ms must be a finite number >= 0 within int64 nanoseconds, got number 1e+300)"},
+		"<string>:1: bad argument #1 to 'Timeout' (:delay-ms must be a finite number of milliseconds >= 0 within int64 nanoseconds, got number 1e+300)"},
 	{"timeout deadline", `tm.Timeout{ delay_ms = 9e12, callback = cb }`,
 		"<string>:1: bad argument #1 to 'Timeout' (:delay-ms must be a duration that keeps the deadline within int64 nanoseconds, got number 9000000000000)"},
 	{"interval zero", `tm.Interval{ interval_ms = 0, callback = cb }`,
-		"<string>:1: bad argument #1 to 'Interval' (:interval-ms must be a finite number > 0, got number 0)"},
+		"<string>:1: bad argument #1 to 'Interval' (:interval-ms must be a number of milliseconds > 0 that rounds to at least 1 ns, got number 0)"},
 	{"interval tiny", `tm.Interval{ interval_ms = 4e-7, callback = cb }`,
-		"<string>:1: bad argument #1 to 'Interval' (:interval-ms must be a finite number > 0 that rounds to at least 1 ns, got number 4e-07)"},
+		"<string>:1: bad argument #1 to 'Interval' (:interval-ms must be a number of milliseconds > 0 that rounds to at least 1 ns, got number 4e-07)"},
 	{"interval range", `tm.Interval{ interval_ms = -1/0, callback = cb }`,
-		"<string>:1: bad argument #1 to 'Interval' (:interval-ms must be a finite number > 0, got number -inf)"},
+		"<string>:1: bad argument #1 to 'Interval' (:interval-ms must be a finite number of milliseconds >= 0 within int64 nanoseconds, got number -inf)"},
 	{"debouncer negative", `tm.Debouncer{ delay_ms = -1, callback = cb }`,
-		"<string>:1: bad argument #1 to 'Debouncer' (:delay-ms must be a finite number >= 0, got number -1)"},
+		"<string>:1: bad argument #1 to 'Debouncer' (:delay-ms must be a finite number of milliseconds >= 0 within int64 nanoseconds, got number -1)"},
 	{"debouncer call deadline", `local db = tm.Debouncer{ delay_ms = 9e12, callback = cb }; db()`,
 		"<string>:1: Debouncer: delay-ms: want a duration that keeps the deadline within int64 nanoseconds, got 9e+12"},
 	{"duration from-ms range", `D["from-ms"](1e300)`,
 		"<string>:1: duration.from-ms: milliseconds 1e+300 overflows int64 nanoseconds"},
 	{"recurrence-set bad rule", `Temporal["recurrence-set"]{ dtstart = "2000-01-01T09:00:00", rrule = "FREQ=SOMETIMES" }`,
 		`<string>:1: bad argument #1 to 'recurrence-set' (:rrule "FREQ=SOMETIMES": FREQ=SOMETIMES: want SECONDLY, MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY)`},
+}
+
+// reentrant is a script whose job calls src on its own scheduler and
+// raises what that call raised.
+func reentrant(src string) string {
+	return "s:schedule_once{ delay = ns(0), callback = function() local ok, m = pcall(function() " + src + " end); caught = m end }; s:advance(ns(0)); error(caught, 0)"
 }
 
 // TestLuaErrorMessages pins the messages scripts see for errors that come
@@ -136,4 +149,36 @@ func pcallMessage(t *testing.T, L *lua.LState, src string) string {
 		t.Fatalf("%s: no error", src)
 	}
 	return lua.LVAsString(msg)
+}
+
+// A callback's error carries one traceback: the callback's frames, from
+// where it raised the error out to the callback, then a line naming the
+// job; not the frames of a main chunk that has returned.
+func TestCallbackErrorHasOneTracebackEndingWithTheJob(t *testing.T) {
+	h := hostservices.New(temporal.Fixed(hostEpoch))
+	L := NewState(Options{Modules: HostModules(h, nil)})
+	defer L.Close()
+	src := "local hs = require(\"app-host\").scheduler\n" +
+		"local function explode() error(\"boom\") end\n" +
+		"hs:schedule_every{ interval = require(\"temporal\").duration{ milliseconds = 10 }, callback = function() explode() end }\n"
+	fn, err := L.Load(strings.NewReader(src), "f.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	L.Push(fn)
+	if err := L.PCall(0, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	// From the host's frame loop, after the main chunk returned.
+	err = h.Update(10)
+	tb, ok := Traceback(err)
+	want := "stack traceback:\n\t[G]: in function 'error'\n\tf.lua:2: in function 'explode'\n\tf.lua:3: in function <f.lua:3>\n\t[job] every #1 scheduled at f.lua:3"
+	if !ok || tb != want {
+		t.Fatalf("Traceback(%v) =\n%s\nwant\n%s", err, tb, want)
+	}
+	// From a script's update: the message carries the same traceback, once.
+	got := pcallMessage(t, L, `require("app-host").scheduler:update(10)`)
+	if want := "f.lua:2: boom\n" + want; got != want {
+		t.Fatalf("message\n%s\nwant\n%s", got, want)
+	}
 }
