@@ -17,15 +17,15 @@ type Debouncer struct {
 }
 
 // Debouncer returns a debouncer that calls fn delayMs milliseconds after the
-// latest Call. delayMs must be finite and >= 0.
+// latest Call. delayMs must be finite and >= 0 (temporal.Millis).
 func (t *Timers) Debouncer(delayMs float64, fn func(args []any) error, opts ...sched.JobOption) (*Debouncer, error) {
 	const name = "Debouncer"
-	d, err := delay(name, delayMs)
+	d, err := millis(name, "delayMs", delayMs)
 	if err != nil {
 		return nil, err
 	}
 	if fn == nil {
-		return nil, &sched.OptionError{Func: name, Key: "callback", Want: "a function", Got: "nil"}
+		return nil, &sched.OptionError{Method: name, Param: "fn", Want: "a function", Got: "nil"}
 	}
 	return &Debouncer{t: t, delay: d, fn: fn, opts: opts}, nil
 }
@@ -39,7 +39,7 @@ func (t *Timers) Debouncer(delayMs float64, fn func(args []any) error, opts ...s
 func (d *Debouncer) Call(args ...any) error {
 	h, err := d.t.g.ScheduleOnce(d.delay, d.fire, d.opts...)
 	if err != nil {
-		return rename(err, "Debouncer", "delay-ms", d.delay.Milliseconds())
+		return rename(err, "Debouncer.Call", "delayMs", d.delay.Milliseconds())
 	}
 	d.h.Cancel()
 	d.h, d.args = h, args

@@ -12,11 +12,12 @@
 //	Interval(0.1, f)     every 100_000 ns
 //	Interval(4e-7, f)    an error: 0.0000004 ms rounds to 0 ns
 //
-// A delay must be a finite number >= 0; an interval a finite number > 0
-// that is at least half a nanosecond (5e-7 ms). NaN, ±Inf, negatives and
+// Every count goes through temporal.Millis: NaN, ±Inf, negatives and
 // values beyond int64 nanoseconds are a *sched.OptionError naming the
-// function and the key ("Timeout: delay-ms: want a finite number >= 0, got
-// NaN") and change nothing.
+// method and its parameter, all with one message ("Timeout: delayMs: want
+// a finite number of milliseconds >= 0 within int64 nanoseconds, got NaN"), and change
+// nothing. An interval must also round to at least 1 ns (5e-7 ms is not
+// enough: its binary value is below half a nanosecond).
 //
 // # One timeline
 //

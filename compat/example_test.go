@@ -18,11 +18,11 @@ func ExampleTimers_Debouncer() {
 		return nil
 	})
 	d.Call("m")
-	s.Update(50)
+	s.Advance(50 * temporal.Millisecond)
 	d.Call("me") // pushes the deadline to 150 ms
-	s.Update(50)
+	s.Advance(50 * temporal.Millisecond)
 	d.Call("met")
-	s.Update(1000)
+	s.Advance(temporal.Second)
 	// Output:
 	// search for met at 0.2s
 }

@@ -2,7 +2,6 @@ package compat
 
 import (
 	"errors"
-	"math"
 
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
@@ -38,65 +37,62 @@ func (t *Timers) Count() int { return t.g.Count() }
 func (t *Timers) Clear() error { return t.g.Clear() }
 
 // Timeout runs fn once, delayMs milliseconds after the scheduler's Now.
-// delayMs must be finite and >= 0; 0 is due at Now, so the next call that
-// moves time runs it.
+// delayMs must be finite and >= 0 (temporal.Millis); 0 is due at Now, so
+// the next call that moves time runs it.
 func (t *Timers) Timeout(delayMs float64, fn sched.Func, opts ...sched.JobOption) (sched.Handle, error) {
-	const name, key = "Timeout", "delay-ms"
-	d, err := delay(name, delayMs)
+	const name, param = "Timeout", "delayMs"
+	d, err := millis(name, param, delayMs)
 	if err != nil {
 		return sched.Handle{}, err
 	}
 	if fn == nil {
-		return sched.Handle{}, &sched.OptionError{Func: name, Key: "callback", Want: "a function", Got: "nil"}
+		return sched.Handle{}, nilFunc(name)
 	}
 	h, err := t.g.ScheduleOnce(d, fn, opts...)
-	return h, rename(err, name, key, delayMs)
+	return h, rename(err, name, param, delayMs)
 }
 
 // Interval runs fn every intervalMs milliseconds, first intervalMs after the
 // scheduler's Now. Within one call that moves time it fires once for each
-// period that call passes. intervalMs must be finite, > 0, and not round to
-// 0 ns.
+// period that call passes. intervalMs must be finite (temporal.Millis) and
+// round to at least 1 ns.
 func (t *Timers) Interval(intervalMs float64, fn sched.Func, opts ...sched.JobOption) (sched.Handle, error) {
-	const name, key = "Interval", "interval-ms"
-	want := "a finite number > 0"
-	if math.IsNaN(intervalMs) || math.IsInf(intervalMs, 0) || intervalMs <= 0 {
-		return sched.Handle{}, &sched.OptionError{Func: name, Key: key, Want: want, Got: intervalMs}
-	}
-	d, err := temporal.DurationFromMillis(intervalMs)
+	const name, param = "Interval", "intervalMs"
+	d, err := millis(name, param, intervalMs)
 	if err != nil {
-		return sched.Handle{}, &sched.OptionError{Func: name, Key: key, Want: want + " within int64 nanoseconds", Got: intervalMs}
+		return sched.Handle{}, err
 	}
 	if d == 0 {
-		return sched.Handle{}, &sched.OptionError{Func: name, Key: key, Want: want + " that rounds to at least 1 ns", Got: intervalMs}
+		return sched.Handle{}, &sched.OptionError{Method: name, Param: param, Want: "a number of milliseconds > 0 that rounds to at least 1 ns", Got: intervalMs}
 	}
 	if fn == nil {
-		return sched.Handle{}, &sched.OptionError{Func: name, Key: "callback", Want: "a function", Got: "nil"}
+		return sched.Handle{}, nilFunc(name)
 	}
 	h, err := t.g.ScheduleEvery(d, fn, opts...)
-	return h, rename(err, name, key, intervalMs)
+	return h, rename(err, name, param, intervalMs)
 }
 
-// delay converts a delay in milliseconds, refusing NaN, infinities,
-// negatives and values beyond int64 nanoseconds.
-func delay(name string, ms float64) (temporal.Duration, error) {
-	const key, want = "delay-ms", "a finite number >= 0"
-	if math.IsNaN(ms) || math.IsInf(ms, 0) || ms < 0 {
-		return 0, &sched.OptionError{Func: name, Key: key, Want: want, Got: ms}
-	}
-	d, err := temporal.DurationFromMillis(ms)
-	if err != nil {
-		return 0, &sched.OptionError{Func: name, Key: key, Want: want + " within int64 nanoseconds", Got: ms}
+// millis converts argument param of method, a count of milliseconds,
+// refusing what temporal.Millis refuses.
+func millis(method, param string, ms float64) (temporal.Duration, error) {
+	d, ok := temporal.Millis(ms)
+	if !ok {
+		return 0, &sched.OptionError{Method: method, Param: param, Want: temporal.WantMillis, Got: ms}
 	}
 	return d, nil
 }
 
+func nilFunc(method string) error {
+	return &sched.OptionError{Method: method, Param: "fn", Want: "a function", Got: "nil"}
+}
+
 // rename reports the scheduler's option errors (a deadline past int64
-// nanoseconds) in this layer's terms: the function and the millisecond key.
-func rename(err error, name, key string, ms float64) error {
+// nanoseconds) in this layer's terms: the method and its millisecond
+// parameter.
+func rename(err error, method, param string, ms float64) error {
 	var oe *sched.OptionError
-	if errors.As(err, &oe) && (oe.Key == "delay" || oe.Key == "interval") {
-		return &sched.OptionError{Func: name, Key: key, Want: oe.Want, Got: ms}
+	if errors.As(err, &oe) && (oe.Param == "delay" || oe.Param == "interval") {
+		return &sched.OptionError{Method: method, Param: param, Want: oe.Want, Got: ms}
 	}
 	return err
 }

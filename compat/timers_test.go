@@ -329,25 +329,25 @@ func TestBadMillisecondsAreErrorsThatChangeNothing(t *testing.T) {
 		call func() error
 		want string
 	}{
-		{timeout(math.NaN()), "Timeout: delay-ms: want a finite number >= 0, got NaN"},
-		{timeout(math.Inf(1)), "Timeout: delay-ms: want a finite number >= 0, got +Inf"},
-		{timeout(math.Inf(-1)), "Timeout: delay-ms: want a finite number >= 0, got -Inf"},
-		{timeout(-1), "Timeout: delay-ms: want a finite number >= 0, got -1"},
-		{timeout(-1e-9), "Timeout: delay-ms: want a finite number >= 0, got -1e-09"},
-		{timeout(1e300), "Timeout: delay-ms: want a finite number >= 0 within int64 nanoseconds, got 1e+300"},
-		{func() error { _, err := r.tm.Timeout(1, nil); return err }, "Timeout: callback: want a function, got nil"},
-		{interval(0), "Interval: interval-ms: want a finite number > 0, got 0"},
-		{interval(math.Copysign(0, -1)), "Interval: interval-ms: want a finite number > 0, got -0"},
-		{interval(-5), "Interval: interval-ms: want a finite number > 0, got -5"},
-		{interval(math.NaN()), "Interval: interval-ms: want a finite number > 0, got NaN"},
-		{interval(math.Inf(1)), "Interval: interval-ms: want a finite number > 0, got +Inf"},
-		{interval(4e-7), "Interval: interval-ms: want a finite number > 0 that rounds to at least 1 ns, got 4e-07"},
-		{interval(1e300), "Interval: interval-ms: want a finite number > 0 within int64 nanoseconds, got 1e+300"},
-		{func() error { _, err := r.tm.Interval(1, nil); return err }, "Interval: callback: want a function, got nil"},
-		{debouncer(math.NaN()), "Debouncer: delay-ms: want a finite number >= 0, got NaN"},
-		{debouncer(math.Inf(-1)), "Debouncer: delay-ms: want a finite number >= 0, got -Inf"},
-		{debouncer(-3), "Debouncer: delay-ms: want a finite number >= 0, got -3"},
-		{func() error { _, err := r.tm.Debouncer(1, nil); return err }, "Debouncer: callback: want a function, got nil"},
+		{timeout(math.NaN()), "Timeout: delayMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got NaN"},
+		{timeout(math.Inf(1)), "Timeout: delayMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got +Inf"},
+		{timeout(math.Inf(-1)), "Timeout: delayMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got -Inf"},
+		{timeout(-1), "Timeout: delayMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got -1"},
+		{timeout(-1e-9), "Timeout: delayMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got -1e-09"},
+		{timeout(1e300), "Timeout: delayMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got 1e+300"},
+		{func() error { _, err := r.tm.Timeout(1, nil); return err }, "Timeout: fn: want a function, got nil"},
+		{interval(0), "Interval: intervalMs: want a number of milliseconds > 0 that rounds to at least 1 ns, got 0"},
+		{interval(math.Copysign(0, -1)), "Interval: intervalMs: want a number of milliseconds > 0 that rounds to at least 1 ns, got -0"},
+		{interval(-5), "Interval: intervalMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got -5"},
+		{interval(math.NaN()), "Interval: intervalMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got NaN"},
+		{interval(math.Inf(1)), "Interval: intervalMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got +Inf"},
+		{interval(4e-7), "Interval: intervalMs: want a number of milliseconds > 0 that rounds to at least 1 ns, got 4e-07"},
+		{interval(1e300), "Interval: intervalMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got 1e+300"},
+		{func() error { _, err := r.tm.Interval(1, nil); return err }, "Interval: fn: want a function, got nil"},
+		{debouncer(math.NaN()), "Debouncer: delayMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got NaN"},
+		{debouncer(math.Inf(-1)), "Debouncer: delayMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got -Inf"},
+		{debouncer(-3), "Debouncer: delayMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got -3"},
+		{func() error { _, err := r.tm.Debouncer(1, nil); return err }, "Debouncer: fn: want a function, got nil"},
 	} {
 		err := c.call()
 		var oe *sched.OptionError
@@ -370,11 +370,12 @@ func TestDeadlinePastInt64IsAnErrorNamingTheMillisecondKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := r.tm.Timeout(2, r.cb("x"))
-	if err == nil || !strings.HasPrefix(err.Error(), "Timeout: delay-ms: ") {
-		t.Fatalf("error %v, want one naming Timeout and delay-ms", err)
+	var oe *sched.OptionError
+	if !errors.As(err, &oe) || oe.Method != "Timeout" || oe.Param != "delayMs" || oe.Got != 2.0 {
+		t.Fatalf("error %v, want an OptionError naming Timeout and delayMs", err)
 	}
 	d := r.deb(r.tm.Debouncer(2, func([]any) error { return nil }))
-	if err := d.Call(); err == nil || !strings.HasPrefix(err.Error(), "Debouncer: delay-ms: ") || d.Pending() {
+	if err := d.Call(); err == nil || !errors.As(err, &oe) || oe.Method != "Debouncer.Call" || oe.Param != "delayMs" || d.Pending() {
 		t.Fatalf("Call: %v, pending %v", err, d.Pending())
 	}
 	if r.s.Count() != 0 {

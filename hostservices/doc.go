@@ -46,14 +46,15 @@
 // # Errors
 //
 // Malformed deltas (NaN, ±Inf, negative, or too large for int64
-// nanoseconds) are a *sched.OptionError naming the call and "delta-ms"
-// (or "duration"), and change nothing, paused or not. A job's error stops
+// nanoseconds; temporal.Millis decides) are a *sched.OptionError naming the
+// method and "deltaMs" (or "d"), and change nothing, paused or not. A job's error stops
 // the frame: the scheduler stays at that job's deadline (the rest of the
 // delta is not applied), no facet runs, and the error comes back wrapped in
 // a *sched.JobError. A facet's error stops the frame too: the facets after
 // it do not run, and the error comes back in a *FacetError naming the facet.
 // Nothing is swallowed. Update or Step called from inside a job or facet of
-// the same host is an error wrapping sched.ErrReentrant.
+// the same host is a *sched.CallError wrapping sched.ErrReentrant, paused
+// or not.
 //
 // # Running a host
 //

@@ -122,16 +122,16 @@ func (h *Host) Clear() error { return h.jobs.Clear() }
 // next frame.
 func (h *Host) Register(name string, f Facet) error {
 	if name == "" {
-		return &sched.OptionError{Func: "register", Key: "name", Want: "a non-empty string", Got: `""`}
+		return &sched.OptionError{Method: "Register", Param: "name", Want: "a non-empty string", Got: `""`}
 	}
 	if f == nil {
-		return &sched.OptionError{Func: "register", Key: "facet", Want: "a facet", Got: "nil"}
+		return &sched.OptionError{Method: "Register", Param: "f", Want: "a facet", Got: "nil"}
 	}
 	if ff, ok := f.(FacetFunc); ok && ff == nil {
-		return &sched.OptionError{Func: "register", Key: "facet", Want: "a facet", Got: "nil FacetFunc"}
+		return &sched.OptionError{Method: "Register", Param: "f", Want: "a facet", Got: "nil FacetFunc"}
 	}
 	if _, taken := h.byName[name]; taken {
-		return fmt.Errorf("register: facet %q: %w", name, ErrNameTaken)
+		return &sched.CallError{Method: "Register", Err: fmt.Errorf("facet %q: %w", name, ErrNameTaken)}
 	}
 	e := &entry{name: name, f: f}
 	h.facets = append(h.facets, e)
@@ -169,7 +169,8 @@ func (h *Host) Facets() []string {
 }
 
 // SetPaused pauses or resumes the host. While paused, Update checks its
-// delta and does nothing else; Step still runs. It takes effect from the
+// delta and that it is not called from inside the host, and does nothing
+// else; Step still runs. It takes effect from the
 // next frame.
 func (h *Host) SetPaused(p bool) {
 	was := h.paused
@@ -189,78 +190,96 @@ func (h *Host) Now() temporal.Instant { return h.s.Now() }
 // Update runs one frame of deltaMs milliseconds unless the host is paused:
 // the scheduled jobs due within it first, in (deadline, creation) order, then
 // the facets in registration order, each given deltaMs. While paused it
-// checks deltaMs and returns: paused updates advance nothing and nothing
-// accumulates for later. deltaMs must be finite and >= 0; it is rounded to
-// the nearest nanosecond once.
+// checks its call as an unpaused one would and returns: paused updates
+// advance nothing and nothing accumulates for later. deltaMs must be
+// finite and >= 0 (temporal.Millis); it is rounded to the nearest
+// nanosecond once.
 func (h *Host) Update(deltaMs float64) error {
-	d, err := h.millis("update", deltaMs)
-	if err != nil || h.paused {
+	d, err := h.millis("Update", deltaMs)
+	if err != nil {
 		return err
 	}
-	return h.frame("update", d, deltaMs)
+	if h.paused {
+		return h.canRun("Update")
+	}
+	return h.frame("Update", d, deltaMs)
 }
 
 // Step runs one frame of deltaMs milliseconds as Update does, even while
 // the host is paused. It does not change whether the host is paused.
 func (h *Host) Step(deltaMs float64) error {
-	d, err := h.millis("step", deltaMs)
+	d, err := h.millis("Step", deltaMs)
 	if err != nil {
 		return err
 	}
-	return h.frame("step", d, deltaMs)
+	return h.frame("Step", d, deltaMs)
 }
 
 // UpdateBy is Update with an exact duration d >= 0; facets get d in
 // milliseconds as a float.
 func (h *Host) UpdateBy(d temporal.Duration) error {
-	if err := h.checkDuration("update-by", d); err != nil || h.paused {
+	if err := h.checkDuration("UpdateBy", d); err != nil {
 		return err
 	}
-	return h.frame("update-by", d, d.Milliseconds())
+	if h.paused {
+		return h.canRun("UpdateBy")
+	}
+	return h.frame("UpdateBy", d, d.Milliseconds())
 }
 
 // StepBy is Step with an exact duration d >= 0.
 func (h *Host) StepBy(d temporal.Duration) error {
-	if err := h.checkDuration("step-by", d); err != nil {
+	if err := h.checkDuration("StepBy", d); err != nil {
 		return err
 	}
-	return h.frame("step-by", d, d.Milliseconds())
+	return h.frame("StepBy", d, d.Milliseconds())
 }
 
 func (h *Host) millis(name string, ms float64) (temporal.Duration, error) {
-	if math.IsNaN(ms) || math.IsInf(ms, 0) || ms < 0 {
-		return 0, &sched.OptionError{Func: name, Key: "delta-ms", Want: "a finite number of milliseconds >= 0", Got: ms}
+	d, ok := temporal.Millis(ms)
+	if !ok {
+		return 0, &sched.OptionError{Method: name, Param: "deltaMs", Want: temporal.WantMillis, Got: ms}
 	}
-	d, err := temporal.DurationFromMillis(ms)
-	if err == nil {
-		err = h.checkDuration(name, d)
-	}
-	if err != nil {
-		return 0, &sched.OptionError{Func: name, Key: "delta-ms", Want: "a finite number of milliseconds >= 0 that keeps the host's time within int64 nanoseconds", Got: ms}
+	if h.tooLong(d) {
+		return 0, &sched.OptionError{Method: name, Param: "deltaMs", Want: "a number of milliseconds that keeps the host's time within int64 nanoseconds", Got: ms}
 	}
 	return d, nil
 }
 
 func (h *Host) checkDuration(name string, d temporal.Duration) error {
 	if d < 0 {
-		return &sched.OptionError{Func: name, Key: "duration", Want: "a duration >= 0", Got: d}
+		return &sched.OptionError{Method: name, Param: "d", Want: "a duration >= 0", Got: d}
 	}
-	// Both the elapsed time and the instant (epoch + elapsed) must stay
-	// within int64 nanoseconds, as the scheduler requires of deadlines.
+	if h.tooLong(d) {
+		return &sched.OptionError{Method: name, Param: "d", Want: "a duration that keeps the host's time within int64 nanoseconds", Got: d}
+	}
+	return nil
+}
+
+// tooLong reports whether a frame of d >= 0 would take the host's time
+// past int64 nanoseconds: both the elapsed time and the instant (epoch +
+// elapsed) must stay within them, as the scheduler requires of deadlines.
+func (h *Host) tooLong(d temporal.Duration) bool {
 	used := int64(h.s.Elapsed()) + max(h.s.Epoch().UnixNano(), 0)
-	if int64(d) > math.MaxInt64-used {
-		return &sched.OptionError{Func: name, Key: "duration", Want: "a duration that keeps the host's time within int64 nanoseconds", Got: d}
+	return int64(d) > math.MaxInt64-used
+}
+
+// canRun returns the error a frame would fail with before it moves time:
+// called from inside the host, or on a dropped scheduler.
+func (h *Host) canRun(name string) error {
+	if h.busy || h.s.Running() {
+		return &sched.CallError{Method: name, Err: sched.ErrReentrant}
+	}
+	if h.s.Dropped() {
+		return &sched.CallError{Method: name, Err: sched.ErrDropped}
 	}
 	return nil
 }
 
 // frame advances the scheduler by d, then runs the facets listed now.
 func (h *Host) frame(name string, d temporal.Duration, deltaMs float64) error {
-	if h.busy || h.s.Running() {
-		return fmt.Errorf("%s: %w", name, sched.ErrReentrant)
-	}
-	if h.s.Dropped() {
-		return fmt.Errorf("%s: %w", name, sched.ErrDropped)
+	if err := h.canRun(name); err != nil {
+		return err
 	}
 	h.busy = true
 	defer func() { h.busy = false }()
@@ -286,7 +305,7 @@ func (h *Host) frame(name string, d temporal.Duration, deltaMs float64) error {
 		}
 	}
 	if h.obs.Frame != nil {
-		h.obs.Frame(FrameInfo{Step: name == "step" || name == "step-by", From: from, To: h.s.Elapsed(), Facets: ran})
+		h.obs.Frame(FrameInfo{Step: name == "Step" || name == "StepBy", From: from, To: h.s.Elapsed(), Facets: ran})
 	}
 	return nil
 }

@@ -204,13 +204,13 @@ func TestTypedScheduleRefusesBadArgumentsAndChangesNothing(t *testing.T) {
 		call func() error
 		want string
 	}{
-		{"negative delay", func() error { _, err := r.h.ScheduleOnce(-1, r.cb("x")); return err }, "schedule-once: delay: want a duration >= 0, got -PT0.000000001S"},
-		{"nil once", func() error { _, err := r.h.ScheduleOnce(ms, nil); return err }, "schedule-once: callback: want a function"},
-		{"zero interval", func() error { _, err := r.h.ScheduleEvery(0, r.cb("x")); return err }, "schedule-every: interval: want a duration > 0, got PT0S"},
+		{"negative delay", func() error { _, err := r.h.ScheduleOnce(-1, r.cb("x")); return err }, "ScheduleOnce: delay: want a duration >= 0, got -PT0.000000001S"},
+		{"nil once", func() error { _, err := r.h.ScheduleOnce(ms, nil); return err }, "ScheduleOnce: fn: want a function"},
+		{"zero interval", func() error { _, err := r.h.ScheduleEvery(0, r.cb("x")); return err }, "ScheduleEvery: interval: want a duration > 0, got PT0S"},
 		{"nil recurrence set", func() error {
 			_, err := r.h.ScheduleRecurrence(sched.Recurrence{Zone: "UTC"}, func(sched.Occurrence) error { return nil })
 			return err
-		}, "schedule-recurrence: recurrence-set"},
+		}, "ScheduleRecurrence: r.Set"},
 	} {
 		err := c.call()
 		var oe *sched.OptionError
@@ -415,8 +415,8 @@ func TestClearDeactivatesHostJobsOnly(t *testing.T) {
 	}
 	r.run([]frame{{ms: 5, want: []string{"compat@0.005s"}}})
 	h2 := r.once("again", ms)
-	if !h2.Cancel() || !h2.Cancel() || h2.Active() {
-		t.Fatal("cancel is not idempotent")
+	if first, second := h2.Cancel(), h2.Cancel(); !first || second || h2.Active() {
+		t.Fatalf("Cancel, Cancel = %v, %v, active %v; want true, false (only the first stopped the job), false", first, second, h2.Active())
 	}
 	r.run([]frame{{ms: 5}})
 }
@@ -440,9 +440,9 @@ func TestRegisterRefusesEmptyNameAndNilFacet(t *testing.T) {
 		f    hostservices.Facet
 		want string
 	}{
-		{"", r.facet("x"), `register: name: want a non-empty string, got ""`},
-		{"x", nil, "register: facet: want a facet, got nil"},
-		{"x", hostservices.FacetFunc(nil), "register: facet: want a facet, got nil FacetFunc"},
+		{"", r.facet("x"), `Register: name: want a non-empty string, got ""`},
+		{"x", nil, "Register: f: want a facet, got nil"},
+		{"x", hostservices.FacetFunc(nil), "Register: f: want a facet, got nil FacetFunc"},
 	} {
 		err := r.h.Register(c.name, c.f)
 		var oe *sched.OptionError
@@ -589,17 +589,17 @@ func TestMalformedDeltaIsAnErrorAndChangesNothing(t *testing.T) {
 			call  func() error
 			wants string
 		}{
-			{"update NaN", func() error { return r.h.Update(math.NaN()) }, "update: delta-ms: want a finite number of milliseconds >= 0, got NaN"},
-			{"update +Inf", func() error { return r.h.Update(math.Inf(1)) }, "update: delta-ms: want a finite number of milliseconds >= 0, got +Inf"},
-			{"update -Inf", func() error { return r.h.Update(math.Inf(-1)) }, "update: delta-ms: want a finite number of milliseconds >= 0, got -Inf"},
-			{"update negative", func() error { return r.h.Update(-1) }, "update: delta-ms: want a finite number of milliseconds >= 0, got -1"},
-			{"update -0.0000001", func() error { return r.h.Update(-1e-7) }, "update: delta-ms: want a finite number of milliseconds >= 0, got -1e-07"},
-			{"update huge", func() error { return r.h.Update(1e300) }, "update: delta-ms: want a finite number of milliseconds >= 0 that keeps the host's time within int64 nanoseconds, got 1e+300"},
-			{"step NaN", func() error { return r.h.Step(math.NaN()) }, "step: delta-ms: want a finite number of milliseconds >= 0, got NaN"},
-			{"step negative", func() error { return r.h.Step(-16) }, "step: delta-ms: want a finite number of milliseconds >= 0, got -16"},
-			{"update-by negative", func() error { return r.h.UpdateBy(-1) }, "update-by: duration: want a duration >= 0, got -PT0.000000001S"},
-			{"step-by negative", func() error { return r.h.StepBy(-ms) }, "step-by: duration: want a duration >= 0, got -PT0.001S"},
-			{"step-by overflow", func() error { return r.h.StepBy(math.MaxInt64) }, "step-by: duration: want a duration that keeps the host's time within int64 nanoseconds"},
+			{"update NaN", func() error { return r.h.Update(math.NaN()) }, "Update: deltaMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got NaN"},
+			{"update +Inf", func() error { return r.h.Update(math.Inf(1)) }, "Update: deltaMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got +Inf"},
+			{"update -Inf", func() error { return r.h.Update(math.Inf(-1)) }, "Update: deltaMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got -Inf"},
+			{"update negative", func() error { return r.h.Update(-1) }, "Update: deltaMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got -1"},
+			{"update -0.0000001", func() error { return r.h.Update(-1e-7) }, "Update: deltaMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got -1e-07"},
+			{"update huge", func() error { return r.h.Update(1e300) }, "Update: deltaMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got 1e+300"},
+			{"step NaN", func() error { return r.h.Step(math.NaN()) }, "Step: deltaMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got NaN"},
+			{"step negative", func() error { return r.h.Step(-16) }, "Step: deltaMs: want a finite number of milliseconds >= 0 within int64 nanoseconds, got -16"},
+			{"update-by negative", func() error { return r.h.UpdateBy(-1) }, "UpdateBy: d: want a duration >= 0, got -PT0.000000001S"},
+			{"step-by negative", func() error { return r.h.StepBy(-ms) }, "StepBy: d: want a duration >= 0, got -PT0.001S"},
+			{"step-by overflow", func() error { return r.h.StepBy(math.MaxInt64) }, "StepBy: d: want a duration that keeps the host's time within int64 nanoseconds"},
 		} {
 			err := c.call()
 			var oe *sched.OptionError
@@ -773,5 +773,23 @@ func TestObserverSeesFramesAndPauses(t *testing.T) {
 	}
 	if !reflect.DeepEqual(pauses, []bool{true, false}) {
 		t.Fatalf("pauses %v, want [true false]: only changes are reported", pauses)
+	}
+}
+
+// Update from a job that Step runs while the host is paused is the same
+// re-entrancy error as when the host runs.
+func TestPausedUpdateFromInsideAStepIsReentrant(t *testing.T) {
+	for _, paused := range []bool{false, true} {
+		r := newRig(t)
+		r.h.SetPaused(paused)
+		var inner error
+		must(r.h.ScheduleOnce(0, func() error { inner = r.h.Update(16); return nil }))
+		if err := r.h.Step(1); err != nil {
+			t.Fatal(err)
+		}
+		var ce *sched.CallError
+		if !errors.Is(inner, sched.ErrReentrant) || !errors.As(inner, &ce) || ce.Method != "Update" {
+			t.Errorf("paused=%v: Update inside Step = %v, want Update: %v", paused, inner, sched.ErrReentrant)
+		}
 	}
 }

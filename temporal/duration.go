@@ -104,6 +104,22 @@ func DurationFromMillis(ms float64) (Duration, error) {
 	return Duration(ns), nil
 }
 
+// WantMillis says what Millis accepts, for the error a caller reports when
+// it refuses a count: every millisecond delay, delta and interval is
+// refused with these words.
+const WantMillis = "a finite number of milliseconds >= 0 within int64 nanoseconds"
+
+// Millis converts ms, a count of milliseconds >= 0 from a host or a script
+// (a delay, a frame's delta), as DurationFromMillis does. ok is false for
+// NaN, ±Inf, a negative count and one beyond int64 nanoseconds; -0 is 0.
+func Millis(ms float64) (d Duration, ok bool) {
+	if !(ms >= 0) { // NaN too
+		return 0, false
+	}
+	d, err := DurationFromMillis(ms)
+	return d, err == nil
+}
+
 type u128 struct{ hi, lo uint64 }
 
 // shr128 shifts (hi,lo) right by s (1..127) and reports whether the highest

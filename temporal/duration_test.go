@@ -187,3 +187,28 @@ func TestDecimalSecondsIsExact(t *testing.T) {
 		}
 	}
 }
+
+func TestMillisAcceptsFiniteCountsAtOrAboveZeroOnly(t *testing.T) {
+	cases := []struct {
+		ms   float64
+		want Duration
+		ok   bool
+	}{
+		{0, 0, true},
+		{math.Copysign(0, -1), 0, true},
+		{16.6, 16_600_000, true},
+		{6e-7, 1, true},
+		{9.3e12, 0, false}, // beyond int64 nanoseconds
+		{9.2233720368e12, 9_223_372_036_800_000_000, true},
+		{-1e-9, 0, false}, // negative, even if it would round to 0
+		{math.NaN(), 0, false},
+		{math.Inf(1), 0, false},
+		{math.Inf(-1), 0, false},
+	}
+	for _, c := range cases {
+		d, ok := Millis(c.ms)
+		if d != c.want || ok != c.ok {
+			t.Errorf("Millis(%v) = %v, %v; want %v, %v", c.ms, d, ok, c.want, c.ok)
+		}
+	}
+}

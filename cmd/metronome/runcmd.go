@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/yuin/gopher-lua"
@@ -219,5 +220,12 @@ func luaError(L *lua.LState, err error) error {
 			}
 		}
 	}
-	return &scriptError{msg: msg, traceback: api.StackTrace}
+	tb := api.StackTrace
+	if t, ok := scripting.Traceback(err); ok {
+		tb = t // a callback's: its frames and the job or facet that ran it
+	}
+	if strings.Contains(msg, "\nstack traceback:\n") {
+		tb = "" // the message carries a callback's traceback already
+	}
+	return &scriptError{msg: msg, traceback: tb}
 }

@@ -128,7 +128,7 @@ func (s *session) jobError(err error) error {
 	if !errors.As(err, &api) {
 		return err
 	}
-	e, ok := luaError(s.L, api).(*scriptError)
+	e, ok := luaError(s.L, err).(*scriptError)
 	if !ok {
 		return err
 	}

@@ -250,6 +250,9 @@ func (s *suite) handle(L *lua.LState) int {
 	v := L.Get(1)
 	if v != s.stop {
 		s.caught = &caught{value: v, line: s.fileLine(L), traceback: s.traceback(L)}
+		if m, ok := v.(lua.LString); ok && strings.Contains(string(m), "\nstack traceback:\n") {
+			s.caught.traceback = nil // a callback's error carries its own
+		}
 	}
 	L.Push(v)
 	return 1

@@ -1,13 +1,11 @@
 package scripting
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/hostservices"
-	"github.com/metronome-rt/metronome/runtime/sched"
 )
 
 // HostModules returns the loaders of app-host, app-host.services and
@@ -143,44 +141,17 @@ func checkString(L *lua.LState, n int, fn, name string) string {
 	return string(s)
 }
 
-// hostFrame turns the error of a host frame into a Lua error: a bad delta as
-// an argument error, a facet's or a job's error with its Lua message and
-// traceback.
-func hostFrame(L *lua.LState, fn string, err error) {
-	if err == nil {
-		return
-	}
-	var fe *hostservices.FacetError
-	if errors.As(err, &fe) {
-		var api *lua.ApiError
-		if errors.As(fe.Err, &api) {
-			if _, isStr := api.Object.(lua.LString); !isStr && api.Object != lua.LNil {
-				raiseValue(L, api.Object) // keep error objects (tables) as they are
-			}
-			msg := api.Object.String() + fmt.Sprintf("\n\t(in facet %q)", fe.Name)
-			if api.StackTrace != "" {
-				msg += "\n" + api.StackTrace
-			}
-			raiseValue(L, lua.LString(msg))
-		}
-		raiseValue(L, lua.LString(fn+": "+err.Error()))
-	}
-	if errors.Is(err, sched.ErrReentrant) || errors.Is(err, sched.ErrDropped) {
-		raise(L, "%s", err) // already "update: ..."
-	}
-	moveTime(L, fn, err)
-}
-
 // facetOf adapts argument n, a function or a table with an update method,
 // to a facet: a function is called as f(dt), a table as facet:update(dt).
 func facetOf(L *lua.LState, n int, fn string) hostservices.Facet {
 	main := L.G.MainThread // callbacks outlive the thread that registered them
+	cbs := callbacksOf(main)
 	switch v := L.Get(n).(type) {
 	case *lua.LFunction:
 		return hostservices.FacetFunc(func(dt float64) error {
 			main.Push(v)
 			main.Push(lua.LNumber(dt))
-			return main.PCall(1, 0, nil)
+			return cbs.call(main, v, 1)
 		})
 	case *lua.LTable:
 		if _, ok := L.GetField(v, "update").(*lua.LFunction); !ok {
@@ -194,7 +165,7 @@ func facetOf(L *lua.LState, n int, fn string) hostservices.Facet {
 			main.Push(upd)
 			main.Push(v)
 			main.Push(lua.LNumber(dt))
-			return main.PCall(2, 0, nil)
+			return cbs.call(main, upd, 2)
 		})
 	}
 	argError(L, n, fn, "facet must be a function or a table with an update method, got "+describe(L.Get(n)))
@@ -221,9 +192,7 @@ var hostMethods = map[string]lua.LGFunction{
 		return 1
 	},
 	"clear": func(L *lua.LState) int {
-		if err := checkHost(L, "clear").Clear(); err != nil {
-			raise(L, "clear: %s", err)
-		}
+		raiseError(L, luaCall{fn: "clear"}, checkHost(L, "clear").Clear())
 		L.Push(lua.LTrue)
 		return 1
 	},
@@ -234,9 +203,7 @@ var hostMethods = map[string]lua.LGFunction{
 			argError(L, 2, "register", `name must be a non-empty string, got ""`)
 		}
 		f := facetOf(L, 3, "register")
-		if err := h.Register(name, f); err != nil {
-			raise(L, "%s", err)
-		}
+		raiseError(L, luaCall{fn: "register"}, h.Register(name, f))
 		L.Push(lua.LTrue)
 		return 1
 	},
@@ -256,13 +223,13 @@ var hostMethods = map[string]lua.LGFunction{
 	},
 	"update": func(L *lua.LState) int {
 		h := checkHost(L, "update")
-		hostFrame(L, "update", h.Update(checkNumber(L, 2, "update", "delta-ms")))
+		raiseError(L, luaCall{"update", 2, false}, h.Update(checkNumber(L, 2, "update", "delta-ms")))
 		L.Push(lua.LTrue)
 		return 1
 	},
 	"step": func(L *lua.LState) int {
 		h := checkHost(L, "step")
-		hostFrame(L, "step", h.Step(checkNumber(L, 2, "step", "delta-ms")))
+		raiseError(L, luaCall{"step", 2, false}, h.Step(checkNumber(L, 2, "step", "delta-ms")))
 		L.Push(lua.LTrue)
 		return 1
 	},

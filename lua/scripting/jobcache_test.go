@@ -1,11 +1,13 @@
 package scripting
 
 import (
-	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/yuin/gopher-lua"
+
+	"github.com/metronome-rt/metronome/runtime/sched"
 )
 
 // A function scheduled again reuses the Func made for it last time; another
@@ -18,7 +20,9 @@ func TestJobCacheReusesTheLastFunc(t *testing.T) {
 	}
 	f := L.GetGlobal("f").(*lua.LFunction)
 	g := L.GetGlobal("g").(*lua.LFunction)
-	ptr := func(v any) uintptr { return reflect.ValueOf(v).Pointer() }
+	// The closure's address: reflect's Pointer gives the code's, which all
+	// Funcs luaJob makes share.
+	ptr := func(fn sched.Func) uintptr { return *(*uintptr)(unsafe.Pointer(&fn)) }
 	var c jobCache
 	f1, f2 := c.get(L, f), c.get(L, f)
 	if ptr(f1) != ptr(f2) {

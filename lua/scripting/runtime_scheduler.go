@@ -1,6 +1,7 @@
 package scripting
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/yuin/gopher-lua"
@@ -92,7 +93,7 @@ func checkScheduler(L *lua.LState, fn string) *luaScheduler {
 func live(L *lua.LState, fn string) *luaScheduler {
 	ls := checkScheduler(L, fn)
 	if ls.s.Dropped() {
-		raise(L, "%s: %s", fn, sched.ErrDropped)
+		raiseError(L, luaCall{fn: fn}, &sched.CallError{Err: sched.ErrDropped})
 	}
 	return ls
 }
@@ -108,17 +109,6 @@ func checkDurationArg(L *lua.LState, n int, fn, hint string) temporal.Duration {
 		argError(L, n, fn, msg)
 	}
 	return d
-}
-
-// moveTime runs a time-moving call and turns its error into a Lua error.
-func moveTime(L *lua.LState, fn string, err error) {
-	if err == nil {
-		return
-	}
-	if oe, ok := err.(*sched.OptionError); ok {
-		argError(L, 2, fn, fmt.Sprintf("%s must be %s, got %v", oe.Key, oe.Want, oe.Got))
-	}
-	raiseJobError(L, fn, err)
 }
 
 var schedulerMethods = map[string]lua.LGFunction{
@@ -139,28 +129,37 @@ var schedulerMethods = map[string]lua.LGFunction{
 	"advance": func(L *lua.LState) int {
 		ls := live(L, "advance")
 		d := checkDurationArg(L, 2, "advance", "use update for milliseconds")
-		moveTime(L, "advance", ls.s.Advance(d))
+		raiseError(L, luaCall{"advance", 2, false}, ls.s.Advance(d))
 		L.Push(lua.LTrue)
 		return 1
 	},
 	"update": func(L *lua.LState) int {
 		ls := live(L, "update")
 		ms := checkNumber(L, 2, "update", "delta-ms")
-		moveTime(L, "update", ls.s.Update(ms))
+		d, ok := temporal.Millis(ms)
+		if !ok {
+			raiseError(L, luaCall{"update", 2, false}, &sched.OptionError{Method: "Update", Param: "deltaMs", Want: temporal.WantMillis, Got: ms})
+		}
+		err := ls.s.Advance(d)
+		if oe := (*sched.OptionError)(nil); errors.As(err, &oe) {
+			// Advance's d is update's delta-ms.
+			err = &sched.OptionError{Method: "Update", Param: "deltaMs", Want: "a number of milliseconds that keeps the deadline within int64 nanoseconds", Got: ms}
+		}
+		raiseError(L, luaCall{"update", 2, false}, err)
 		L.Push(lua.LTrue)
 		return 1
 	},
 	"jump": func(L *lua.LState) int {
 		ls := live(L, "jump")
 		d := checkDurationArg(L, 2, "jump", "")
-		moveTime(L, "jump", ls.s.Jump(d))
+		raiseError(L, luaCall{"jump", 2, false}, ls.s.Jump(d))
 		L.Push(lua.LTrue)
 		return 1
 	},
 	"next": func(L *lua.LState) int {
 		ls := live(L, "next")
 		ran, err := ls.s.Next()
-		moveTime(L, "next", err)
+		raiseError(L, luaCall{"next", 2, false}, err)
 		L.Push(lua.LBool(ran))
 		return 1
 	},
@@ -176,12 +175,12 @@ var schedulerMethods = map[string]lua.LGFunction{
 				limit = n
 			}
 		}
-		moveTime(L, "run-all", ls.s.RunAll(int(limit)))
+		raiseError(L, luaCall{"run-all", 2, true}, ls.s.RunAll(int(limit)))
 		L.Push(lua.LTrue)
 		return 1
 	},
 	"run-to-last": func(L *lua.LState) int {
-		moveTime(L, "run-to-last", live(L, "run-to-last").s.RunToLast())
+		raiseError(L, luaCall{fn: "run-to-last"}, live(L, "run-to-last").s.RunToLast())
 		L.Push(lua.LTrue)
 		return 1
 	},
@@ -198,9 +197,7 @@ var schedulerMethods = map[string]lua.LGFunction{
 		return 1
 	},
 	"clear": func(L *lua.LState) int {
-		if err := live(L, "clear").s.Clear(); err != nil {
-			raise(L, "%s", err)
-		}
+		raiseError(L, luaCall{fn: "clear"}, live(L, "clear").s.Clear())
 		L.Push(lua.LTrue)
 		return 1
 	},
@@ -215,9 +212,7 @@ var schedulerMethods = map[string]lua.LGFunction{
 		if !ok || n < 1 {
 			argError(L, 2, "set-loop-limit", "an integer >= 1 expected, got "+describe(L.Get(2)))
 		}
-		if err := ls.s.SetLoopLimit(int(n)); err != nil {
-			raise(L, "%s", err)
-		}
+		raiseError(L, luaCall{"set-loop-limit", 2, false}, ls.s.SetLoopLimit(int(n)))
 		L.Push(lua.LTrue)
 		return 1
 	},

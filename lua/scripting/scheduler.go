@@ -1,7 +1,6 @@
 package scripting
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -26,19 +25,17 @@ type target interface {
 	ScheduleRecurrence(sched.Recurrence, sched.RecurrenceFunc, ...sched.JobOption) (sched.Handle, error)
 }
 
-// callFunc calls f with no arguments in protected mode; a Lua error comes
-// back as the *lua.ApiError carrying the message and traceback.
-func callFunc(L *lua.LState, f *lua.LFunction) error {
-	L.Push(f)
-	return L.PCall(0, 0, nil)
-}
-
 // luaJob turns a Lua function into a sched.Func: one PCall per fire, no
 // arguments, no coroutine. It runs on the main thread: the coroutine that
-// scheduled it may be dead by the time it fires.
+// scheduled it may be dead by the time it fires. A Lua error comes back as
+// a *lua.ApiError whose StackTrace describes the callback's frames.
 func luaJob(L *lua.LState, f *lua.LFunction) sched.Func {
 	main := L.G.MainThread
-	return func() error { return callFunc(main, f) }
+	cbs := callbacksOf(main)
+	return func() error {
+		main.Push(f)
+		return cbs.call(main, f, 0)
+	}
 }
 
 // jobCache is luaJob that reuses the Func it made last when the same Lua
@@ -82,7 +79,7 @@ func scheduleOnce(L *lua.LState, t target, c *jobCache, fn string) sched.Handle 
 	d := o.duration("delay", true)
 	cb := o.function("callback")
 	h, err := t.ScheduleOnce(d, c.get(L, cb), sched.WithLabel(where(L)))
-	raiseIf(L, &o, err)
+	raiseError(L, luaCall{fn, 2, true}, err)
 	return h
 }
 
@@ -91,7 +88,7 @@ func scheduleEvery(L *lua.LState, t target, c *jobCache, fn string) sched.Handle
 	d := o.duration("interval", false)
 	cb := o.function("callback")
 	h, err := t.ScheduleEvery(d, c.get(L, cb), sched.WithLabel(where(L)))
-	raiseIf(L, &o, err)
+	raiseError(L, luaCall{fn, 2, true}, err)
 	return h
 }
 
@@ -116,15 +113,16 @@ func scheduleRecurrence(L *lua.LState, t target, fn string) sched.Handle {
 	cb := o.function("callback")
 	r := sched.Recurrence{Set: rs, Zone: zone, Disambiguation: dis, Limit: int(limit)}
 	main := L.G.MainThread
+	cbs := callbacksOf(main)
 	h, err := t.ScheduleRecurrence(r, func(occ sched.Occurrence) error {
 		p := newRecord(main, 2)
 		p.RawSetString("scheduled-at", newInstant(main, occ.ScheduledAt))
 		p.RawSetString("occurrence-index", lua.LNumber(occ.Index))
 		main.Push(cb)
 		main.Push(p)
-		return main.PCall(1, 0, nil)
+		return cbs.call(main, cb, 1)
 	}, sched.WithLabel(where(L)))
-	raiseIf(L, &o, err)
+	raiseError(L, luaCall{fn, 2, true}, err)
 	return h
 }
 
@@ -140,47 +138,6 @@ func (o *options) duration(key string, required bool) temporal.Duration {
 	}
 	o.fail(key, "a Temporal.duration")
 	return 0
-}
-
-// raiseIf turns a Go error from a scheduling call into a Lua error: option
-// errors as argument errors on the option table, others as they are.
-func raiseIf(L *lua.LState, o *options, err error) {
-	if err == nil {
-		return
-	}
-	var oe *sched.OptionError
-	if errors.As(err, &oe) && o != nil {
-		argError(L, o.arg, o.fn, fmt.Sprintf(":%s must be %s, got %v", oe.Key, oe.Want, oe.Got))
-	}
-	raise(L, "%s", err.Error())
-}
-
-// raiseJobError re-raises a callback's error out of the call that fired it:
-// the Lua message (with where it was raised) and its traceback.
-func raiseJobError(L *lua.LState, fn string, err error) {
-	var api *lua.ApiError
-	if errors.As(err, &api) {
-		var je *sched.JobError
-		job := ""
-		if errors.As(err, &je) {
-			job = fmt.Sprintf("%s #%d", je.Kind, je.ID)
-			if je.Label != "" {
-				job += " scheduled at " + je.Label
-			}
-		}
-		if _, isStr := api.Object.(lua.LString); !isStr && api.Object != lua.LNil {
-			raiseValue(L, api.Object) // keep error objects (tables) as they are
-		}
-		msg := api.Object.String()
-		if job != "" {
-			msg += "\n\t(in the callback of " + job + ")"
-		}
-		if api.StackTrace != "" {
-			msg += "\n" + api.StackTrace
-		}
-		raiseValue(L, lua.LString(msg))
-	}
-	raiseValue(L, lua.LString(fn+": "+err.Error()))
 }
 
 // handle userdata.
@@ -205,8 +162,10 @@ func handleMetatable(L *lua.LState) *lua.LTable {
 	}
 	methods := L.NewTable()
 	setFuncs(L, methods, map[string]lua.LGFunction{
-		"cancel":  func(L *lua.LState) int { L.Push(lua.LBool(checkHandle(L, "cancel").Cancel())); return 1 },
-		"drop":    func(L *lua.LState) int { L.Push(lua.LBool(checkHandle(L, "drop").Drop())); return 1 },
+		// cancel and drop return true whether or not the job was pending
+		// (LUA-API), unlike Go's Handle.Cancel.
+		"cancel":  func(L *lua.LState) int { checkHandle(L, "cancel").Cancel(); L.Push(lua.LTrue); return 1 },
+		"drop":    func(L *lua.LState) int { checkHandle(L, "drop").Drop(); L.Push(lua.LTrue); return 1 },
 		"active?": func(L *lua.LState) int { L.Push(lua.LBool(checkHandle(L, "active?").Active())); return 1 },
 	})
 	mt := L.NewTable()

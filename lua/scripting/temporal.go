@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/yuin/gopher-lua"
 
@@ -212,15 +211,6 @@ func toRecurrenceSet(v lua.LValue) (*temporal.RecurrenceSet, bool) {
 	return nil, false
 }
 
-// goError raises err from the temporal package with the function's name.
-func goError(L *lua.LState, fn string, err error) {
-	msg := err.Error()
-	if strings.HasPrefix(msg, fn+": ") {
-		raise(L, "%s", msg)
-	}
-	raise(L, "%s: %s", fn, msg)
-}
-
 // ---- the module ----
 
 // loadTemporal is the loader of require "temporal".
@@ -372,7 +362,7 @@ func durationParse(L *lua.LState) int {
 	}
 	d, err := temporal.ParseDuration(string(s))
 	if err != nil {
-		goError(L, fn, err)
+		raiseError(L, luaCall{fn: fn}, err)
 	}
 	pushDuration(L, d)
 	return 1
@@ -386,7 +376,7 @@ func durationFromMs(L *lua.LState) int {
 	}
 	d, err := temporal.DurationFromMillis(ms)
 	if err != nil {
-		goError(L, fn, err)
+		raiseError(L, luaCall{fn: fn}, err)
 	}
 	pushDuration(L, d)
 	return 1
@@ -427,7 +417,7 @@ func instantParse(L *lua.LState) int {
 	}
 	t, err := temporal.ParseInstant(string(s))
 	if err != nil {
-		goError(L, fn, err)
+		raiseError(L, luaCall{fn: fn}, err)
 	}
 	L.Push(newInstant(L, t))
 	return 1
@@ -442,7 +432,7 @@ func instantFromEpochMs(L *lua.LState) int {
 	}
 	t, err := temporal.FromUnixMilli(ms)
 	if err != nil {
-		goError(L, fn, err)
+		raiseError(L, luaCall{fn: fn}, err)
 	}
 	L.Push(newInstant(L, t))
 	return 1
@@ -520,15 +510,15 @@ func instantFromLocal(L *lua.LState) int {
 	}
 	ldt, err := temporal.ParseLocalDateTime(string(ldtS))
 	if err != nil {
-		goError(L, fn, err)
+		raiseError(L, luaCall{fn: fn}, err)
 	}
 	zone, err := temporal.LoadZone(string(zoneS))
 	if err != nil {
-		goError(L, fn, err)
+		raiseError(L, luaCall{fn: fn}, err)
 	}
 	t, err := zone.Resolve(ldt, dis)
 	if err != nil {
-		goError(L, fn, err)
+		raiseError(L, luaCall{fn: fn}, err)
 	}
 	L.Push(newInstant(L, t))
 	return 1
@@ -563,7 +553,7 @@ func instantToZonedString(L *lua.LState) int {
 	}
 	s, err := t.ZonedString(string(zone))
 	if err != nil {
-		goError(L, fn, err)
+		raiseError(L, luaCall{fn: fn}, err)
 	}
 	L.Push(lua.LString(s))
 	return 1
@@ -832,31 +822,13 @@ func recurrenceSetNew(L *lua.LState) int {
 	spec.ExDates = localList(&o, "exdate")
 	rs, err := temporal.NewRecurrenceSet(spec)
 	if err != nil {
-		recurrenceError(L, 1, fn, err)
+		raiseError(L, luaCall{fn, 1, true}, err)
 	}
 	ud := L.NewUserData()
 	ud.Value = &recurrenceValue{rs: rs, dtstart: spec.DTStart.String()}
 	ud.Metatable = metas(L).recurrence
 	L.Push(ud)
 	return 1
-}
-
-// recurrenceError raises err from NewRecurrenceSet or Occurrences: a
-// *temporal.RecurrenceError as a bad argument naming the option, anything
-// else with the function's name.
-func recurrenceError(L *lua.LState, arg int, fn string, err error) {
-	var re *temporal.RecurrenceError
-	if errors.As(err, &re) {
-		key := re.Field
-		if key == "zone" {
-			key = "zone-id"
-		}
-		if re.Value == "" {
-			argError(L, arg, fn, fmt.Sprintf(":%s: %s", key, re.Reason))
-		}
-		argError(L, arg, fn, fmt.Sprintf(":%s %q: %s", key, re.Value, re.Reason))
-	}
-	goError(L, fn, err)
 }
 
 // listItems returns the items of a sequence table 1..n; any other key is an
@@ -944,7 +916,7 @@ func recurrenceOccurrences(L *lua.LState) int {
 	opts, o := expandOptions(L, 2, fn)
 	list, err := rs.Occurrences(opts)
 	if err != nil {
-		recurrenceError(L, o.arg, fn, err)
+		raiseError(L, luaCall{fn, o.arg, true}, err)
 	}
 	out := L.CreateTable(len(list), 0)
 	for _, t := range list {

@@ -1,13 +1,11 @@
 package scripting
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/compat"
 	"github.com/metronome-rt/metronome/runtime/sched"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // typedHint points a typed key given to runtime-timers at the typed API.
@@ -26,47 +24,47 @@ func loadRuntimeTimers(L *lua.LState, s *sched.Scheduler) int {
 		"Timeout": func(L *lua.LState) int {
 			const fn = "Timeout"
 			o := checkOptions(L, 1, fn, []string{"delay-ms", "callback"}, typedHint)
-			ms := o.millis("delay-ms", "a finite number >= 0")
+			ms := o.millis("delay-ms")
 			cb := o.function("callback")
 			h, err := tm.Timeout(ms, jobs.get(L, cb), sched.WithLabel(where(L)))
-			raiseCompat(L, &o, err)
+			raiseError(L, luaCall{fn, 1, true}, err)
 			pushHandle(L, h)
 			return 1
 		},
 		"Interval": func(L *lua.LState) int {
 			const fn = "Interval"
 			o := checkOptions(L, 1, fn, []string{"interval-ms", "callback"}, typedHint)
-			ms := o.millis("interval-ms", "a finite number > 0")
+			ms := o.millis("interval-ms")
 			cb := o.function("callback")
 			h, err := tm.Interval(ms, jobs.get(L, cb), sched.WithLabel(where(L)))
-			raiseCompat(L, &o, err)
+			raiseError(L, luaCall{fn, 1, true}, err)
 			pushHandle(L, h)
 			return 1
 		},
 		"Debouncer": func(L *lua.LState) int {
 			const fn = "Debouncer"
 			o := checkOptions(L, 1, fn, []string{"delay-ms", "callback"}, typedHint)
-			ms := o.millis("delay-ms", "a finite number >= 0")
+			ms := o.millis("delay-ms")
 			cb := o.function("callback")
 			main := L.G.MainThread
+			cbs := callbacksOf(main)
+			label := where(L)
 			d, err := tm.Debouncer(ms, func(args []any) error {
 				main.Push(cb)
 				for _, a := range args {
 					main.Push(a.(lua.LValue))
 				}
-				return main.PCall(len(args), 0, nil)
-			}, sched.WithLabel(where(L)))
-			raiseCompat(L, &o, err)
+				return cbs.call(main, cb, len(args))
+			}, sched.WithLabel(label))
+			raiseError(L, luaCall{fn, 1, true}, err)
 			ud := L.NewUserData()
-			ud.Value = &luaDebouncer{d}
+			ud.Value = &luaDebouncer{d, label}
 			L.SetMetatable(ud, debouncerMetatable(L))
 			L.Push(ud)
 			return 1
 		},
 		"clear": func(L *lua.LState) int {
-			if err := tm.Clear(); err != nil {
-				raise(L, "clear: %s", err)
-			}
+			raiseError(L, luaCall{fn: "clear"}, tm.Clear())
 			L.Push(lua.LTrue)
 			return 1
 		},
@@ -77,49 +75,36 @@ func loadRuntimeTimers(L *lua.LState, s *sched.Scheduler) int {
 
 // millis reads a required millisecond option: a Lua number (numeric strings
 // and durations refused). Its range is checked by compat.
-func (o *options) millis(key, want string) float64 {
+func (o *options) millis(key string) float64 {
 	switch v := o.get(key).(type) {
 	case lua.LNumber:
 		return float64(v)
-	case *lua.LNilType:
-		o.fail(key, want+" (milliseconds)")
-	}
-	if _, isDur := toDuration(o.get(key)); isDur {
-		o.fail(key, want+" (milliseconds); for a Temporal.duration use runtime-scheduler")
-	}
-	o.fail(key, want+" (milliseconds)")
-	return 0
-}
-
-// raiseCompat turns a compat error into a Lua error: option errors as
-// argument errors on the option table.
-func raiseCompat(L *lua.LState, o *options, err error) {
-	if err == nil {
-		return
-	}
-	var oe *sched.OptionError
-	if errors.As(err, &oe) {
-		got := fmt.Sprint(oe.Got)
-		if f, ok := oe.Got.(float64); ok {
-			got = describe(lua.LNumber(f))
+	case *lua.LUserData:
+		if _, isDur := toDuration(v); isDur {
+			o.fail(key, temporal.WantMillis+"; for a Temporal.duration use runtime-scheduler")
 		}
-		argError(L, o.arg, o.fn, fmt.Sprintf(":%s must be %s, got %s", oe.Key, oe.Want, got))
 	}
-	raise(L, "%s: %s", o.fn, err)
+	o.fail(key, temporal.WantMillis)
+	return 0
 }
 
 // The Debouncer object.
 
 const debouncerMeta = "metronome.runtime-timers.debouncer"
 
-type luaDebouncer struct{ d *compat.Debouncer }
+type luaDebouncer struct {
+	d     *compat.Debouncer
+	label string // where it was made
+}
 
 func (*luaDebouncer) luaTypeName() string { return "runtime-timers Debouncer" }
 
-func checkDebouncer(L *lua.LState, fn string) *compat.Debouncer {
+func checkDebouncer(L *lua.LState, fn string) *compat.Debouncer { return checkLuaDebouncer(L, fn).d }
+
+func checkLuaDebouncer(L *lua.LState, fn string) *luaDebouncer {
 	if ud, ok := L.Get(1).(*lua.LUserData); ok {
 		if ld, ok := ud.Value.(*luaDebouncer); ok {
-			return ld.d
+			return ld
 		}
 	}
 	argError(L, 1, fn, "Debouncer expected, got "+describe(L.Get(1))+" (call methods with ':')")
@@ -134,9 +119,7 @@ func debounceCall(L *lua.LState) int {
 	for i := range args {
 		args[i] = L.Get(i + 2)
 	}
-	if err := d.Call(args...); err != nil {
-		raise(L, "%s", err)
-	}
+	raiseError(L, luaCall{fn: "Debouncer"}, d.Call(args...))
 	L.Push(lua.LTrue)
 	return 1
 }
@@ -148,10 +131,10 @@ var debouncerMethods = map[string]lua.LGFunction{
 		return 1
 	},
 	"flush": func(L *lua.LState) int {
-		d := checkDebouncer(L, "flush")
-		ran := d.Pending()
-		if err := d.Flush(); err != nil {
-			raiseJobError(L, "flush", err)
+		ld := checkLuaDebouncer(L, "flush")
+		ran := ld.d.Pending()
+		if err := ld.d.Flush(); err != nil {
+			raiseError(L, luaCall{fn: "flush"}, &flushError{label: ld.label, err: err})
 		}
 		L.Push(lua.LBool(ran))
 		return 1

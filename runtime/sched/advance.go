@@ -2,7 +2,6 @@ package sched
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/metronome-rt/metronome/runtime/internal/timerq"
 	"github.com/metronome-rt/metronome/temporal"
@@ -21,23 +20,7 @@ const maxRejections = 10_000
 // Now() stays at that job's deadline. Advance from inside one of this
 // scheduler's callbacks returns ErrReentrant.
 func (s *Scheduler) Advance(d temporal.Duration) error {
-	return s.advance("advance", d)
-}
-
-// Update is Advance for hosts that count in milliseconds: deltaMs must be
-// finite and >= 0, and is rounded to the nearest nanosecond.
-func (s *Scheduler) Update(deltaMs float64) error {
-	if math.IsNaN(deltaMs) || math.IsInf(deltaMs, 0) || deltaMs < 0 {
-		if err := s.check("update"); err != nil {
-			return err
-		}
-		return &OptionError{"update", "delta-ms", "a finite number of milliseconds >= 0", deltaMs}
-	}
-	d, err := temporal.DurationFromMillis(deltaMs)
-	if err != nil {
-		return &OptionError{"update", "delta-ms", "a finite number of milliseconds >= 0 within range", deltaMs}
-	}
-	return s.advance("update", d)
+	return s.advance("Advance", d)
 }
 
 func (s *Scheduler) advance(name string, d temporal.Duration) error {
@@ -46,9 +29,9 @@ func (s *Scheduler) advance(name string, d temporal.Duration) error {
 	}
 	defer s.leave()
 	if d < 0 {
-		return &OptionError{name, "duration", "a duration >= 0", d}
+		return &OptionError{Method: name, Param: "d", Want: "a duration >= 0", Got: d}
 	}
-	target, err := s.deadline(name, "duration", d)
+	target, err := s.deadline(name, "d", d)
 	if err != nil {
 		return err
 	}
@@ -58,7 +41,7 @@ func (s *Scheduler) advance(name string, d temporal.Duration) error {
 // Next moves Now() to the earliest deadline and runs what is due there. It
 // reports false, and does nothing, when nothing is pending.
 func (s *Scheduler) Next() (bool, error) {
-	if err := s.enter("next"); err != nil {
+	if err := s.enter("Next"); err != nil {
 		return false, err
 	}
 	defer s.leave()
@@ -70,18 +53,19 @@ func (s *Scheduler) Next() (bool, error) {
 }
 
 // RunAll runs jobs deadline by deadline until nothing is pending, leaving
-// Now() at the last deadline that fired. It fails with a *RunLimitError
-// once more than loopLimit callbacks would run, so it fails while an
-// interval is active. loopLimit must be >= 1.
-func (s *Scheduler) RunAll(loopLimit int) error {
-	if err := s.enter("run-all"); err != nil {
+// Now() at the last deadline that fired. It runs at most maxFires
+// callbacks: it fails with a *RunLimitError, with the callbacks so far run,
+// when one more would run, so it fails while an interval is active.
+// maxFires must be >= 1.
+func (s *Scheduler) RunAll(maxFires int) error {
+	if err := s.enter("RunAll"); err != nil {
 		return err
 	}
 	defer s.leave()
-	if loopLimit < 1 {
-		return &OptionError{"run-all", "loop-limit", "an integer >= 1", loopLimit}
+	if maxFires < 1 {
+		return &OptionError{Method: "RunAll", Param: "maxFires", Want: "an integer >= 1", Got: maxFires}
 	}
-	s.fireLimit = loopLimit
+	s.fireLimit = maxFires
 	for {
 		_, when, _, _, ok := s.q.Peek()
 		if !ok || s.dropped {
@@ -97,7 +81,7 @@ func (s *Scheduler) RunAll(loopLimit int) error {
 // running everything due up to it (work scheduled meanwhile beyond it stays
 // pending). With nothing pending it does nothing.
 func (s *Scheduler) RunToLast() error {
-	if err := s.enter("run-to-last"); err != nil {
+	if err := s.enter("RunToLast"); err != nil {
 		return err
 	}
 	defer s.leave()
@@ -118,14 +102,14 @@ func (s *Scheduler) RunToLast() error {
 // fire at 35, next at 40); a recurrence fires once and resumes with its
 // first occurrence after the new Now().
 func (s *Scheduler) Jump(d temporal.Duration) error {
-	if err := s.enter("jump"); err != nil {
+	if err := s.enter("Jump"); err != nil {
 		return err
 	}
 	defer s.leave()
 	if d < 0 {
-		return &OptionError{"jump", "duration", "a duration >= 0", d}
+		return &OptionError{Method: "Jump", Param: "d", Want: "a duration >= 0", Got: d}
 	}
-	target, err := s.deadline("jump", "duration", d)
+	target, err := s.deadline("Jump", "d", d)
 	if err != nil {
 		return err
 	}
@@ -135,10 +119,10 @@ func (s *Scheduler) Jump(d temporal.Duration) error {
 
 func (s *Scheduler) enter(name string) error {
 	if s.dropped {
-		return fmt.Errorf("%s: %w", name, ErrDropped)
+		return droppedError(name)
 	}
 	if s.running {
-		return fmt.Errorf("%s: %w", name, ErrReentrant)
+		return &CallError{Method: name, Err: ErrReentrant}
 	}
 	s.running = true
 	s.call++
@@ -179,7 +163,7 @@ func (s *Scheduler) drain(target int64, jump bool) error {
 			s.q.SortDue(target)
 		}
 		if s.fireLimit > 0 && s.fires >= s.fireLimit {
-			return &RunLimitError{Limit: s.fireLimit}
+			return &RunLimitError{MaxFires: s.fireLimit}
 		}
 		if !jump {
 			s.now = when
@@ -213,7 +197,7 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 			s.observe(key, nil, 0)
 		}
 		if err := refFunc(p)(); err != nil {
-			return &JobError{ID: key >> tagBits, Kind: KindOnce, Err: err}
+			return &JobError{Job: Job{ID: key >> tagBits, Kind: KindOnce}, Err: err}
 		}
 		return nil
 	}
@@ -243,7 +227,7 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 		err = s.fireRecurrence(id, key, ext, jump, target)
 	}
 	if err != nil {
-		err = &JobError{ID: key >> tagBits, Kind: tagKind(tag), Label: ext.label, Err: err}
+		err = &JobError{Job: Job{ID: key >> tagBits, Kind: tagKind(tag), Label: ext.label}, Err: err}
 	}
 	if s.extDone {
 		// The job left the queue, before or during its callback. Its queue

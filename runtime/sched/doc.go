@@ -1,4 +1,4 @@
-// Package runtime is the typed scheduler: exact-nanosecond deadlines,
+// Package sched is the typed scheduler: exact-nanosecond deadlines,
 // one-shot, interval and recurrence jobs, moved only by its host.
 //
 // # Time
@@ -29,7 +29,14 @@
 // A callback error stops the drain and is returned, wrapped in a *JobError.
 // Now() stays at the failing job's deadline; nothing pending is lost or run
 // twice, and the next call goes on from there. Bad arguments return an
-// *OptionError and change nothing.
+// *OptionError and change nothing. Errors speak Go: they name the method
+// and its parameter ("ScheduleOnce: delay: want a duration >= 0, got
+// -PT0.000000001S"); a dropped scheduler and a call from inside its own
+// callback are a *CallError wrapping ErrDropped or ErrReentrant.
+//
+// Time is a temporal.Duration here; milliseconds belong to the layers that
+// take them (compat, hostservices' frames, the Lua bindings), which convert
+// them once with temporal.Millis.
 //
 // # Concurrency
 //

@@ -8,39 +8,73 @@ import (
 )
 
 var (
-	// ErrDropped is returned by every call on a dropped scheduler but Drop.
+	// ErrDropped is returned, wrapped in a *CallError, by every call on a
+	// dropped scheduler but Drop.
 	ErrDropped = errors.New("scheduler dropped")
 
-	// ErrReentrant is returned when a callback asks its own scheduler to
-	// move time (Advance, Update, Next, RunAll, RunToLast, Jump).
+	// ErrReentrant is returned, wrapped in a *CallError, when a callback asks
+	// its own scheduler to move time (Advance, Next, RunAll, RunToLast,
+	// Jump).
 	ErrReentrant = errors.New("called from inside a callback of the same scheduler")
 )
 
-// OptionError reports a bad argument. The call that returned it changed
-// nothing.
+// OptionError reports a bad argument, in Go terms: "ScheduleOnce: delay:
+// want a duration >= 0, got -PT0.000000001S". The call that returned it
+// changed nothing.
 type OptionError struct {
-	Func string // the call, e.g. "schedule-once"
-	Key  string // the option or argument, e.g. "delay"
-	Want string // what was expected
-	Got  any    // what was given
+	Method string // the method, e.g. "ScheduleOnce"
+	Param  string // its parameter, e.g. "delay" or "r.Zone"
+	Want   string // what was expected
+	Got    any    // what was given
+	Err    error  // why Got was refused, when a check elsewhere said so
 }
 
 func (e *OptionError) Error() string {
-	return fmt.Sprintf("%s: %s: want %s, got %v", e.Func, e.Key, e.Want, e.Got)
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Method, e.Param, e.Err)
+	}
+	return fmt.Sprintf("%s: %s: want %s, got %v", e.Method, e.Param, e.Want, e.Got)
+}
+
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// CallError is an error that is not about one argument (ErrDropped,
+// ErrReentrant, a recurrence that cannot start), with the method that
+// returned it.
+type CallError struct {
+	Method string
+	Err    error
+}
+
+func (e *CallError) Error() string { return e.Method + ": " + e.Err.Error() }
+
+func (e *CallError) Unwrap() error { return e.Err }
+
+// Job names a job for people, as errors and traces show it.
+type Job struct {
+	ID    uint64
+	Kind  Kind
+	Label string // where the job was scheduled, if known
+}
+
+// String returns "once #3 scheduled at f.lua:12", or "once #3" without a
+// label.
+func (j Job) String() string {
+	s := fmt.Sprintf("%s #%d", j.Kind, j.ID)
+	if j.Label != "" {
+		s += " scheduled at " + j.Label
+	}
+	return s
 }
 
 // JobError wraps the error a job's callback returned (or a recurrence's
 // failure to compute its next occurrence).
 type JobError struct {
-	ID    uint64
-	Kind  Kind
-	Label string // where the job was scheduled, if known
-	Err   error
+	Job
+	Err error
 }
 
-func (e *JobError) Error() string {
-	return fmt.Sprintf("%s: %v", jobName(e.Kind, e.ID, e.Label), e.Err)
-}
+func (e *JobError) Error() string { return fmt.Sprintf("%v: %v", e.Job, e.Err) }
 
 func (e *JobError) Unwrap() error { return e.Err }
 
@@ -49,30 +83,30 @@ func (e *JobError) Unwrap() error { return e.Err }
 // would otherwise hang the host.
 type LoopError struct {
 	Limit int
-	By    string // the job whose callback kept re-arming, or "" outside one
-	AtNs  int64  // the instant, in ns after the epoch
+	By    *Job  // the job whose callback kept re-arming, or nil outside one
+	AtNs  int64 // the instant, in ns after the epoch
 }
 
-func (e *LoopError) Error() string {
-	by := e.By
-	if by == "" {
-		by = "the host"
+func (e *LoopError) Error() string { return e.Text("SetLoopLimit") }
+
+// Text is the error's message with setLimit named as the way to raise the
+// limit, for layers that call SetLoopLimit by another name.
+func (e *LoopError) Text(setLimit string) string {
+	by := "the host"
+	if e.By != nil {
+		by = e.By.String()
 	}
-	return fmt.Sprintf("loop limit: %s scheduled more than %d jobs for one instant (%s after the epoch) in one call; a callback keeps re-arming at zero delay (raise it with set-loop-limit)", by, e.Limit, temporal.Duration(e.AtNs).DecimalSeconds())
+	return fmt.Sprintf("loop limit: %s put more than %d jobs on one instant (%s after the epoch) in one call; a callback keeps re-arming at zero delay (raise it with %s)", by, e.Limit, temporal.Duration(e.AtNs).DecimalSeconds(), setLimit)
 }
 
-// RunLimitError reports that RunAll fired more jobs than its loop limit
+// RunLimitError reports that RunAll would fire more jobs than its maxFires
 // allowed: work keeps coming (an interval is active, say).
-type RunLimitError struct{ Limit int }
+type RunLimitError struct{ MaxFires int }
 
-func (e *RunLimitError) Error() string {
-	return fmt.Sprintf("run-all: more than %d fires and work is still pending (an active interval never ends; use advance, or raise loop-limit)", e.Limit)
-}
+func (e *RunLimitError) Error() string { return e.Text("RunAll", "Advance", "maxFires") }
 
-func jobName(k Kind, id uint64, label string) string {
-	s := fmt.Sprintf("%s #%d", k, id)
-	if label != "" {
-		s += " (scheduled at " + label + ")"
-	}
-	return s
+// Text is the error's message with the names a layer gives RunAll, Advance
+// and maxFires.
+func (e *RunLimitError) Text(runAll, advance, maxFires string) string {
+	return fmt.Sprintf("%s: more than %d fires and work is still pending (an active interval never ends; use %s, or raise %s)", runAll, e.MaxFires, advance, maxFires)
 }

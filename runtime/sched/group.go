@@ -46,7 +46,7 @@ func (g *Group) with(opts []JobOption) []JobOption {
 // Clear deactivates the group's pending jobs, leaving other jobs alone.
 // Called from a callback, it stops the group's jobs due at the same deadline.
 func (g *Group) Clear() error {
-	if err := g.s.check("clear"); err != nil {
+	if err := g.s.check("Clear"); err != nil {
 		return err
 	}
 	var mine []timerq.ID

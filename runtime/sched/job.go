@@ -150,19 +150,23 @@ func (h Handle) live() bool {
 // fired, an interval or recurrence with occurrences left, none cancelled.
 func (h Handle) Active() bool { return h.live() }
 
-// Cancel stops future callbacks of the job. It is idempotent and returns
-// true. It does not interrupt a callback that is running; called from
-// inside an interval's own callback it ends the rest of that interval's
-// catch-up. It works on a dropped scheduler too.
+// Cancel stops future callbacks of the job and reports whether it stopped a
+// pending one, as time.Timer.Stop does: false for a one-shot that already
+// fired, a job already cancelled and the zero Handle. It does not wait for a
+// callback that is running; called from inside an interval's own callback it
+// ends the rest of that interval's catch-up (and returns true). It works on
+// a dropped scheduler too (and returns false: Drop cancelled everything).
 func (h Handle) Cancel() bool {
-	if h.s != nil {
-		if p, ok := h.s.q.RemoveSeq(h.qid, h.key); ok {
-			h.s.released(h.qid, h.key, p)
-		}
+	if h.s == nil {
+		return false
 	}
-	return true
+	p, ok := h.s.q.RemoveSeq(h.qid, h.key)
+	if ok {
+		h.s.released(h.qid, h.key, p)
+	}
+	return ok
 }
 
-// Drop cancels the job and releases what the handle holds. It is idempotent
-// and returns true.
+// Drop cancels the job, releases what the handle holds and reports, as
+// Cancel does, whether it stopped a pending job.
 func (h Handle) Drop() bool { return h.Cancel() }

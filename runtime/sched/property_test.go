@@ -49,7 +49,11 @@ func (g *goSystem) Cancel(id uint64) { g.handles[id].Cancel() }
 func (g *goSystem) Clear()           { must(0, g.s.Clear()) }
 func (g *goSystem) Advance(d int64)  { must(0, g.s.Advance(temporal.Duration(d))) }
 func (g *goSystem) Update(ms float64) {
-	must(0, g.s.Update(ms))
+	d, ok := temporal.Millis(ms)
+	if !ok {
+		panic(fmt.Sprintf("Millis(%v) refused", ms))
+	}
+	must(0, g.s.Advance(d))
 }
 func (g *goSystem) Trace() []string { return g.log }
 func (g *goSystem) Pending() []uint64 {

@@ -95,10 +95,10 @@ func (s *Scheduler) SetObserver(fn func(Fire)) { s.observer = fn }
 // being drained within one call (default DefaultLoopLimit). n must be >= 1.
 func (s *Scheduler) SetLoopLimit(n int) error {
 	if s.dropped {
-		return fmt.Errorf("set-loop-limit: %w", ErrDropped)
+		return droppedError("SetLoopLimit")
 	}
 	if n < 1 {
-		return &OptionError{"set-loop-limit", "limit", "an integer >= 1", n}
+		return &OptionError{Method: "SetLoopLimit", Param: "n", Want: "an integer >= 1", Got: n}
 	}
 	s.loopLimit = n
 	return nil
@@ -123,7 +123,7 @@ func (s *Scheduler) ScheduleOnce(delay temporal.Duration, fn Func, opts ...JobOp
 	if len(opts) == 0 && fn != nil && !s.dropped && uint64(delay) <= uint64(s.maxAt-s.now) &&
 		(delay != 0 || !s.running) && s.seq < maxCreations {
 		s.seq++
-		key := s.seq<<tagBits | tagOnce
+		key := s.seq << tagBits // tagOnce is 0
 		return Handle{s: s, key: key, qid: s.q.Push(s.now+int64(delay), key, funcRef(fn))}, nil
 	}
 	return s.scheduleOnce(delay, fn, opts)
@@ -134,15 +134,15 @@ func (s *Scheduler) ScheduleOnce(delay temporal.Duration, fn Func, opts ...JobOp
 //
 //go:noinline
 func (s *Scheduler) scheduleOnce(delay temporal.Duration, fn Func, opts []JobOption) (Handle, error) {
-	const name = "schedule-once"
+	const name = "ScheduleOnce"
 	if err := s.check(name); err != nil {
 		return Handle{}, err
 	}
 	if delay < 0 {
-		return Handle{}, &OptionError{name, "delay", "a duration >= 0", delay}
+		return Handle{}, &OptionError{Method: name, Param: "delay", Want: "a duration >= 0", Got: delay}
 	}
 	if fn == nil {
-		return Handle{}, &OptionError{name, "callback", "a function", "nil"}
+		return Handle{}, nilFunc(name)
 	}
 	at, err := s.deadline(name, "delay", delay)
 	if err != nil {
@@ -157,15 +157,15 @@ func (s *Scheduler) scheduleOnce(delay temporal.Duration, fn Func, opts []JobOpt
 // ScheduleEvery runs fn every interval, first at Now()+interval. Within one
 // call that moves time it fires once for each period that call passes.
 func (s *Scheduler) ScheduleEvery(interval temporal.Duration, fn Func, opts ...JobOption) (Handle, error) {
-	const name = "schedule-every"
+	const name = "ScheduleEvery"
 	if err := s.check(name); err != nil {
 		return Handle{}, err
 	}
 	if interval <= 0 {
-		return Handle{}, &OptionError{name, "interval", "a duration > 0", interval}
+		return Handle{}, &OptionError{Method: name, Param: "interval", Want: "a duration > 0", Got: interval}
 	}
 	if fn == nil {
-		return Handle{}, &OptionError{name, "callback", "a function", "nil"}
+		return Handle{}, nilFunc(name)
 	}
 	at, err := s.deadline(name, "interval", interval)
 	if err != nil {
@@ -190,28 +190,28 @@ type Recurrence struct {
 // comes out of the call that fires the occurrence before it, and the job
 // goes on with the next valid occurrence.
 func (s *Scheduler) ScheduleRecurrence(r Recurrence, fn RecurrenceFunc, opts ...JobOption) (Handle, error) {
-	const name = "schedule-recurrence"
+	const name = "ScheduleRecurrence"
 	if err := s.check(name); err != nil {
 		return Handle{}, err
 	}
 	if r.Set == nil {
-		return Handle{}, &OptionError{name, "recurrence-set", "a recurrence set", "nil"}
+		return Handle{}, &OptionError{Method: name, Param: "r.Set", Want: "a recurrence set", Got: "nil"}
 	}
 	if fn == nil {
-		return Handle{}, &OptionError{name, "callback", "a function", "nil"}
+		return Handle{}, nilFunc(name)
 	}
 	if r.Limit < 0 {
-		return Handle{}, &OptionError{name, "limit", "an integer >= 1", r.Limit}
+		return Handle{}, &OptionError{Method: name, Param: "r.Limit", Want: "an integer >= 0", Got: r.Limit}
 	}
 	zone, err := temporal.LoadZone(r.Zone)
 	if err != nil {
-		return Handle{}, fmt.Errorf("%s: zone-id: %w", name, err)
+		return Handle{}, &OptionError{Method: name, Param: "r.Zone", Want: "an IANA zone id", Got: r.Zone, Err: err}
 	}
 	it := r.Set.Iterator(zone, r.Disambiguation)
 	it.Seek(s.Now())
 	at, ok, err := it.Next()
 	if err != nil {
-		return Handle{}, fmt.Errorf("%s: %w", name, err)
+		return Handle{}, &CallError{Method: name, Err: err}
 	}
 	if !ok {
 		// Nothing left to fire: an inactive handle, like a fired one-shot.
@@ -222,7 +222,7 @@ func (s *Scheduler) ScheduleRecurrence(r Recurrence, fn RecurrenceFunc, opts ...
 	}
 	d, err := at.Sub(s.epoch)
 	if err != nil {
-		return Handle{}, fmt.Errorf("%s: %w", name, err)
+		return Handle{}, &CallError{Method: name, Err: err}
 	}
 	e := s.newExt(opts)
 	e.rec = &recurrence{fn: fn, it: it, limit: r.Limit, nextAt: at}
@@ -305,13 +305,17 @@ func (s *Scheduler) check(name string) error {
 	return nil
 }
 
-func droppedError(name string) error { return fmt.Errorf("%s: %w", name, ErrDropped) }
+func droppedError(name string) error { return &CallError{Method: name, Err: ErrDropped} }
+
+func nilFunc(name string) error {
+	return &OptionError{Method: name, Param: "fn", Want: "a function", Got: "nil"}
+}
 
 // deadline returns Now()+d in ns after the epoch, refusing a deadline whose
 // instant would leave the int64-nanosecond range.
 func (s *Scheduler) deadline(name, key string, d temporal.Duration) (int64, error) {
 	if int64(d) > s.maxAt-s.now {
-		return 0, &OptionError{name, key, "a duration that keeps the deadline within int64 nanoseconds", d}
+		return 0, &OptionError{Method: name, Param: key, Want: "a duration that keeps the deadline within int64 nanoseconds", Got: d}
 	}
 	return s.now + int64(d), nil
 }
@@ -341,7 +345,7 @@ func (s *Scheduler) nextSeq(name string) error {
 }
 
 func exhausted(name string) error {
-	return fmt.Errorf("%s: the scheduler has handed out all %d creation numbers", name, uint64(maxCreations))
+	return &CallError{Method: name, Err: fmt.Errorf("the scheduler has handed out all %d creation numbers", uint64(maxCreations))}
 }
 
 // countRearm implements the loop guard for work scheduled at the instant
@@ -352,9 +356,9 @@ func (s *Scheduler) countRearm() error {
 	}
 	s.rearms++
 	if s.rearms > s.loopLimit {
-		by := ""
+		var by *Job
 		if s.inJob {
-			by = jobName(tagKind(s.curKey&tagMask), s.curKey>>tagBits, s.curExt.labelOf())
+			by = &Job{ID: s.curKey >> tagBits, Kind: tagKind(s.curKey & tagMask), Label: s.curExt.labelOf()}
 		}
 		s.loopErr = &LoopError{Limit: s.loopLimit, By: by, AtNs: s.now}
 		return s.loopErr
@@ -366,7 +370,7 @@ func (s *Scheduler) countRearm() error {
 // from a callback, it stops jobs due at the same deadline from running
 // later in that drain.
 func (s *Scheduler) Clear() error {
-	if err := s.check("clear"); err != nil {
+	if err := s.check("Clear"); err != nil {
 		return err
 	}
 	s.clear()

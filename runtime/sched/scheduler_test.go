@@ -197,16 +197,18 @@ func TestIntervalErrorKeepsItsNextTick(t *testing.T) {
 
 // Lifecycle: cancelling or dropping a handle is idempotent and prevents
 // future callbacks.
-func TestCancelAndDropAreIdempotent(t *testing.T) {
+// Cancel and Drop report whether they stopped a pending job, as
+// time.Timer.Stop does: only the first call does.
+func TestCancelAndDropReportWhetherTheyStoppedAPendingJob(t *testing.T) {
 	r := newRec()
 	a := r.once(t, "a", 10*ms)
 	b := r.every(t, "b", 10*ms)
 	if !a.Active() || !b.Active() {
 		t.Fatal("new handles should be active")
 	}
-	for i := 0; i < 2; i++ {
-		if !a.Cancel() || !b.Drop() {
-			t.Fatal("cancel/drop must return true")
+	for i, want := range []bool{true, false} {
+		if got, gotDrop := a.Cancel(), b.Drop(); got != want || gotDrop != want {
+			t.Fatalf("call %d: Cancel = %v, Drop = %v; want %v", i+1, got, gotDrop, want)
 		}
 	}
 	if a.Active() || b.Active() || r.s.Count() != 0 {
@@ -225,14 +227,16 @@ func TestFiredOneShotIsInactiveAndStaleHandlesNeverTouchNewJobs(t *testing.T) {
 	if a.Active() {
 		t.Fatal("a fired: it must be inactive")
 	}
-	a.Cancel() // stale: must not cancel b
+	if a.Cancel() { // stale: must not cancel b
+		t.Fatal("Cancel of a fired one-shot reported stopping it")
+	}
 	if !b.Active() {
 		t.Fatal("cancelling a stale handle cancelled another job")
 	}
 	r.run(t, []step{{1 * ms, []string{"b@0.002s"}}})
 	var zero sched.Handle
-	if zero.Active() || !zero.Cancel() || !zero.Drop() {
-		t.Fatal("zero handle: inactive, cancel/drop true")
+	if zero.Active() || zero.Cancel() || zero.Drop() {
+		t.Fatal("zero handle: inactive, cancel/drop false")
 	}
 }
 
@@ -286,22 +290,24 @@ func TestDropDeactivatesAndRefusesLaterCalls(t *testing.T) {
 	h := r.once(t, "a", 10*ms)
 	r.s.Drop()
 	r.s.Drop() // idempotent
-	if h.Active() || !h.Cancel() {
-		t.Fatal("handle of a dropped scheduler: inactive, cancel true")
+	if h.Active() || h.Cancel() {
+		t.Fatal("handle of a dropped scheduler: inactive, cancel false")
 	}
 	checks := map[string]error{
-		"advance": r.s.Advance(ms),
-		"update":  r.s.Update(1),
-		"clear":   r.s.Clear(),
-		"run-all": r.s.RunAll(10),
-		"jump":    r.s.Jump(ms),
+		"Advance":      r.s.Advance(ms),
+		"Clear":        r.s.Clear(),
+		"RunAll":       r.s.RunAll(10),
+		"RunToLast":    r.s.RunToLast(),
+		"Jump":         r.s.Jump(ms),
+		"SetLoopLimit": r.s.SetLoopLimit(5),
 	}
 	_, err := r.s.ScheduleOnce(ms, r.cb("x"))
-	checks["schedule-once"] = err
+	checks["ScheduleOnce"] = err
 	_, err = r.s.Next()
-	checks["next"] = err
+	checks["Next"] = err
 	for name, err := range checks {
-		if !errors.Is(err, sched.ErrDropped) || !strings.HasPrefix(err.Error(), name+": ") {
+		var ce *sched.CallError
+		if !errors.Is(err, sched.ErrDropped) || !errors.As(err, &ce) || ce.Method != name || err.Error() != name+": scheduler dropped" {
 			t.Errorf("%s after drop = %v, want %q", name, err, name+": scheduler dropped")
 		}
 	}
@@ -323,7 +329,7 @@ func TestReentrantAdvanceIsAnError(t *testing.T) {
 	r := newRec()
 	var inner []error
 	must(r.s.ScheduleOnce(ms, func() error {
-		inner = append(inner, r.s.Advance(ms), r.s.Update(1), r.s.Jump(ms), r.s.RunAll(5), r.s.RunToLast())
+		inner = append(inner, r.s.Advance(ms), r.s.Jump(ms), r.s.RunAll(5), r.s.RunToLast())
 		_, err := r.s.Next()
 		inner = append(inner, err)
 		return nil
@@ -340,18 +346,6 @@ func TestReentrantAdvanceIsAnError(t *testing.T) {
 	r.run(t, []step{{ms, []string{"after@0.002s"}}})
 }
 
-// update(delta-ms) converts a finite non-negative delta to exact ns.
-func TestUpdateConvertsMillisecondsExactly(t *testing.T) {
-	r := newRec()
-	r.once(t, "a", 16_600_000*ns)
-	if err := r.s.Update(16.6); err != nil {
-		t.Fatal(err)
-	}
-	if got := r.take(); !slices.Equal(got, []string{"a@0.0166s"}) || r.s.Elapsed() != 16_600_000*ns {
-		t.Fatalf("update(16.6): fired %q, elapsed %v", got, r.s.Elapsed())
-	}
-}
-
 // Bad inputs change nothing: List is equal before and after.
 func TestBadInputsChangeNothing(t *testing.T) {
 	r := newRec()
@@ -363,20 +357,16 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"update NaN", r.s.Update(math.NaN()), "update: delta-ms: want a finite number of milliseconds >= 0, got NaN"},
-		{"update +Inf", r.s.Update(math.Inf(1)), "update: delta-ms: want a finite number of milliseconds >= 0, got +Inf"},
-		{"update -Inf", r.s.Update(math.Inf(-1)), "got -Inf"},
-		{"update negative", r.s.Update(-1), "update: delta-ms: want a finite number of milliseconds >= 0, got -1"},
-		{"advance negative", r.s.Advance(-ms), "advance: duration: want a duration >= 0, got -PT0.001S"},
-		{"jump negative", r.s.Jump(-ms), "jump: duration: want a duration >= 0, got -PT0.001S"},
-		{"once negative", second(r.s.ScheduleOnce(-ns, r.cb("x"))), "schedule-once: delay: want a duration >= 0, got -PT0.000000001S"},
-		{"once nil", second(r.s.ScheduleOnce(ms, nil)), "schedule-once: callback: want a function, got nil"},
-		{"every zero", second(r.s.ScheduleEvery(0, r.cb("x"))), "schedule-every: interval: want a duration > 0, got PT0S"},
-		{"every negative", second(r.s.ScheduleEvery(-s, r.cb("x"))), "schedule-every: interval: want a duration > 0, got -PT1S"},
-		{"every nil", second(r.s.ScheduleEvery(s, nil)), "schedule-every: callback: want a function, got nil"},
-		{"once overflow", second(r.s.ScheduleOnce(math.MaxInt64, r.cb("x"))), "schedule-once: delay: want a duration that keeps the deadline within int64 nanoseconds"},
-		{"loop limit", r.s.SetLoopLimit(0), "set-loop-limit: limit: want an integer >= 1, got 0"},
-		{"run-all limit", r.s.RunAll(0), "run-all: loop-limit: want an integer >= 1, got 0"},
+		{"advance negative", r.s.Advance(-ms), "Advance: d: want a duration >= 0, got -PT0.001S"},
+		{"jump negative", r.s.Jump(-ms), "Jump: d: want a duration >= 0, got -PT0.001S"},
+		{"once negative", second(r.s.ScheduleOnce(-ns, r.cb("x"))), "ScheduleOnce: delay: want a duration >= 0, got -PT0.000000001S"},
+		{"once nil", second(r.s.ScheduleOnce(ms, nil)), "ScheduleOnce: fn: want a function, got nil"},
+		{"every zero", second(r.s.ScheduleEvery(0, r.cb("x"))), "ScheduleEvery: interval: want a duration > 0, got PT0S"},
+		{"every negative", second(r.s.ScheduleEvery(-s, r.cb("x"))), "ScheduleEvery: interval: want a duration > 0, got -PT1S"},
+		{"every nil", second(r.s.ScheduleEvery(s, nil)), "ScheduleEvery: fn: want a function, got nil"},
+		{"once overflow", second(r.s.ScheduleOnce(math.MaxInt64, r.cb("x"))), "ScheduleOnce: delay: want a duration that keeps the deadline within int64 nanoseconds"},
+		{"loop limit", r.s.SetLoopLimit(0), "SetLoopLimit: n: want an integer >= 1, got 0"},
+		{"run-all limit", r.s.RunAll(0), "RunAll: maxFires: want an integer >= 1, got 0"},
 	}
 	for _, c := range cases {
 		var oe *sched.OptionError
@@ -444,9 +434,9 @@ func TestDeadlineRangeEdges(t *testing.T) {
 				name string
 				fn   func(temporal.Duration) error
 			}{
-				{"schedule-once", func(d temporal.Duration) error { return second(s.ScheduleOnce(d, nop)) }},
-				{"schedule-once", func(d temporal.Duration) error { return second(s.ScheduleOnce(d, nop, sched.WithLabel("l"))) }},
-				{"schedule-every", func(d temporal.Duration) error { return second(s.ScheduleEvery(d, nop)) }},
+				{"ScheduleOnce", func(d temporal.Duration) error { return second(s.ScheduleOnce(d, nop)) }},
+				{"ScheduleOnce", func(d temporal.Duration) error { return second(s.ScheduleOnce(d, nop, sched.WithLabel("l"))) }},
+				{"ScheduleEvery", func(d temporal.Duration) error { return second(s.ScheduleEvery(d, nop)) }},
 			} {
 				n := s.Count()
 				err := sc.fn(room + 1)
@@ -566,7 +556,8 @@ func TestRunAllFailsWhileAnIntervalIsActive(t *testing.T) {
 	r.every(t, "tick", ms)
 	err := r.s.RunAll(50)
 	var rl *sched.RunLimitError
-	if !errors.As(err, &rl) || rl.Limit != 50 || len(r.take()) != 50 {
+	if !errors.As(err, &rl) || rl.MaxFires != 50 || len(r.take()) != 50 ||
+		err.Error() != "RunAll: more than 50 fires and work is still pending (an active interval never ends; use Advance, or raise maxFires)" {
 		t.Fatalf("run-all = %v", err)
 	}
 }
@@ -618,7 +609,7 @@ func TestJobErrorNamesTheJob(t *testing.T) {
 	r := newRec()
 	must(r.s.ScheduleEvery(10*ms, func() error { return fmt.Errorf("bad") }, sched.WithLabel("x.lua:2")))
 	err := r.s.Advance(10 * ms)
-	if err == nil || err.Error() != "every #1 (scheduled at x.lua:2): bad" {
+	if err == nil || err.Error() != "every #1 scheduled at x.lua:2: bad" {
 		t.Fatalf("error = %v", err)
 	}
 }
@@ -693,7 +684,7 @@ func TestRecurrenceRejectedFirstOccurrenceFailsScheduling(t *testing.T) {
 	s := sched.New(temporal.Fixed(mustInstant("2024-03-10T00:00:00Z")))
 	_, err := s.ScheduleRecurrence(sched.Recurrence{Set: dailyAt0230(t, "FREQ=DAILY"), Zone: "America/New_York"}, (&occLog{s: s}).cb)
 	var re *temporal.ResolveError
-	if !errors.As(err, &re) || !strings.HasPrefix(err.Error(), "schedule-recurrence: ") || !strings.Contains(err.Error(), "2024-03-10T02:30:00") {
+	if !errors.As(err, &re) || !strings.HasPrefix(err.Error(), "ScheduleRecurrence: ") || !strings.Contains(err.Error(), "2024-03-10T02:30:00") {
 		t.Fatalf("error = %v, want a ResolveError for 2024-03-10T02:30:00", err)
 	}
 	if s.Count() != 0 {
@@ -732,11 +723,11 @@ func TestRecurrenceBadInputs(t *testing.T) {
 		fn   sched.RecurrenceFunc
 		want string
 	}{
-		{sched.Recurrence{Zone: "UTC"}, cb, "schedule-recurrence: recurrence-set: want a recurrence set, got nil"},
-		{sched.Recurrence{Set: set, Zone: ""}, cb, `schedule-recurrence: zone-id: zone ""`},
+		{sched.Recurrence{Zone: "UTC"}, cb, "ScheduleRecurrence: r.Set: want a recurrence set, got nil"},
+		{sched.Recurrence{Set: set, Zone: ""}, cb, `ScheduleRecurrence: r.Zone: zone ""`},
 		{sched.Recurrence{Set: set, Zone: "Mars/Olympus"}, cb, `zone "Mars/Olympus"`},
-		{sched.Recurrence{Set: set, Zone: "UTC", Limit: -1}, cb, "schedule-recurrence: limit: want an integer >= 1, got -1"},
-		{sched.Recurrence{Set: set, Zone: "UTC"}, nil, "schedule-recurrence: callback: want a function, got nil"},
+		{sched.Recurrence{Set: set, Zone: "UTC", Limit: -1}, cb, "ScheduleRecurrence: r.Limit: want an integer >= 0, got -1"},
+		{sched.Recurrence{Set: set, Zone: "UTC"}, nil, "ScheduleRecurrence: fn: want a function, got nil"},
 	}
 	for _, c := range cases {
 		if _, err := s.ScheduleRecurrence(c.r, c.fn); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -828,8 +819,8 @@ func TestCreationNumbersRunOut(t *testing.T) {
 		name string
 		f    func() error
 	}{
-		{"schedule-once", func() error { _, err := s.ScheduleOnce(0, func() error { return nil }); return err }},
-		{"schedule-every", func() error {
+		{"ScheduleOnce", func() error { _, err := s.ScheduleOnce(0, func() error { return nil }); return err }},
+		{"ScheduleEvery", func() error {
 			_, err := s.ScheduleEvery(temporal.Second, func() error { return nil })
 			return err
 		}},
@@ -860,7 +851,7 @@ func TestSelfCancelledJobKeepsItsStateThroughItsCallback(t *testing.T) {
 		return errors.New("bad")
 	}, sched.WithLabel("old.lua:1")))
 	err := r.s.Advance(10 * ms)
-	if err == nil || err.Error() != "every #1 (scheduled at old.lua:1): bad" {
+	if err == nil || err.Error() != "every #1 scheduled at old.lua:1: bad" {
 		t.Fatalf("error = %v, want the cancelled job named", err)
 	}
 	l := r.s.List()

@@ -1,0 +1,314 @@
+package scripting
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/yuin/gopher-lua"
+
+	"github.com/metronome-rt/metronome/hostservices"
+	"github.com/metronome-rt/metronome/runtime/sched"
+	"github.com/metronome-rt/metronome/temporal"
+)
+
+// The Go core (runtime/sched, hostservices, compat, temporal) names its
+// methods and parameters in Go terms. This file is the one place that says
+// them in the Lua API's terms.
+
+// luaFuncs maps a Go method to the Lua function that calls it.
+var luaFuncs = map[string]string{
+	"ScheduleOnce":       "schedule-once",
+	"ScheduleEvery":      "schedule-every",
+	"ScheduleRecurrence": "schedule-recurrence",
+	"Advance":            "advance",
+	"Jump":               "jump",
+	"Next":               "next",
+	"RunAll":             "run-all",
+	"RunToLast":          "run-to-last",
+	"Clear":              "clear",
+	"SetLoopLimit":       "set-loop-limit",
+	"Update":             "update",
+	"Step":               "step",
+	"Register":           "register",
+	"Timeout":            "Timeout",
+	"Interval":           "Interval",
+	"Debouncer":          "Debouncer",
+	"Debouncer.Call":     "Debouncer",
+}
+
+// luaParams maps a Go parameter to the Lua option key or argument that
+// carries it.
+var luaParams = map[string]string{
+	"delay":      "delay",
+	"interval":   "interval",
+	"fn":         "callback",
+	"r.Set":      "recurrence-set",
+	"r.Zone":     "zone-id",
+	"r.Limit":    "limit",
+	"d":          "duration",
+	"deltaMs":    "delta-ms",
+	"maxFires":   "loop-limit",
+	"n":          "limit",
+	"delayMs":    "delay-ms",
+	"intervalMs": "interval-ms",
+	"name":       "name",
+	"f":          "facet",
+}
+
+func luaName(names map[string]string, goName string) string {
+	if n, ok := names[goName]; ok {
+		return n
+	}
+	return goName
+}
+
+// luaCall says where the Lua function fn took the arguments a Go error is
+// about: argument arg, an option table when opts is set (0: none, the error
+// is not about an argument of this call).
+type luaCall struct {
+	fn   string
+	arg  int
+	opts bool
+}
+
+// raiseError raises err, returned by the Go core to the binding c, as the
+// Lua error scripts see: a bad argument as Lua's own argument errors read, a
+// callback's error with its message and one traceback, anything else with
+// the Lua function's name and the caller's position. It does nothing when
+// err is nil.
+func raiseError(L *lua.LState, c luaCall, err error) {
+	if err == nil {
+		return
+	}
+	var (
+		oe  *sched.OptionError
+		ce  *sched.CallError
+		le  *sched.LoopError
+		re  *sched.RunLimitError
+		rce *temporal.RecurrenceError
+	)
+	switch {
+	case isScriptError(err):
+		raiseValue(L, scriptErrorValue(err))
+	case errors.As(err, &oe):
+		fn, key := luaName(luaFuncs, oe.Method), luaName(luaParams, oe.Param)
+		switch {
+		case oe.Err != nil:
+			raise(L, "%s: %s: %v", fn, key, oe.Err)
+		case c.arg == 0:
+			raise(L, "%s: %s: want %s, got %v", fn, key, oe.Want, oe.Got)
+		case c.opts:
+			got := fmt.Sprint(oe.Got)
+			if f, ok := oe.Got.(float64); ok {
+				got = describe(lua.LNumber(f))
+			}
+			argError(L, c.arg, c.fn, fmt.Sprintf(":%s must be %s, got %s", key, oe.Want, got))
+		default:
+			argError(L, c.arg, c.fn, fmt.Sprintf("%s must be %s, got %v", key, oe.Want, oe.Got))
+		}
+	case errors.As(err, &le):
+		raise(L, "%s", le.Text("set-loop-limit"))
+	case errors.As(err, &re):
+		raise(L, "%s", re.Text("run-all", "advance", "loop-limit"))
+	case errors.As(err, &ce):
+		fn := c.fn
+		if fn == "" {
+			fn = luaName(luaFuncs, ce.Method)
+		}
+		raise(L, "%s: %s", fn, ce.Err)
+	case errors.As(err, &rce) && c.opts:
+		key := luaName(luaParams, rce.Field)
+		if rce.Field == "zone" {
+			key = "zone-id"
+		}
+		if rce.Value == "" {
+			argError(L, c.arg, c.fn, fmt.Sprintf(":%s: %s", key, rce.Reason))
+		}
+		argError(L, c.arg, c.fn, fmt.Sprintf(":%s %q: %s", key, rce.Value, rce.Reason))
+	default:
+		msg := err.Error()
+		if strings.HasPrefix(msg, c.fn+": ") {
+			raise(L, "%s", msg)
+		}
+		raise(L, "%s: %s", c.fn, msg)
+	}
+}
+
+// A callback's error: a job's, a facet's or a flushed Debouncer's. It is
+// the *lua.ApiError callbacks.call returns, whose StackTrace holds the
+// callback's own frames, from where the error was raised out to the
+// callback, without a last line.
+
+// isScriptError reports whether err carries a callback's Lua error.
+func isScriptError(err error) bool {
+	var api *lua.ApiError
+	return errors.As(err, &api)
+}
+
+// Traceback returns the traceback of err when it carries the error of a
+// script's callback (a job's or a facet's, as a host's Update returns it):
+// the callback's frames from where it raised the error, ending with a line
+// that names the job or facet, such as "\t[job] every #3 scheduled at
+// f.lua:12". ok is false for any other error.
+func Traceback(err error) (traceback string, ok bool) {
+	var api *lua.ApiError
+	if !errors.As(err, &api) {
+		return "", false
+	}
+	return api.StackTrace + "\n\t" + callbackName(err), true
+}
+
+// callbackName names what ran the callback whose error err carries.
+func callbackName(err error) string {
+	var (
+		je *sched.JobError
+		fe *hostservices.FacetError
+		fl *flushError
+	)
+	switch {
+	case errors.As(err, &je):
+		return "[job] " + je.Job.String()
+	case errors.As(err, &fe):
+		return "[facet] " + strconv.Quote(fe.Name)
+	case errors.As(err, &fl):
+		return "[flush] Debouncer scheduled at " + fl.label
+	}
+	return "[callback]"
+}
+
+// scriptErrorValue is the Lua value a binding raises for a callback's
+// error: an error object (a table, say) as it is, a message with the
+// callback's traceback appended, so that it carries one traceback.
+func scriptErrorValue(err error) lua.LValue {
+	var api *lua.ApiError
+	errors.As(err, &api)
+	if _, isStr := api.Object.(lua.LString); !isStr && api.Object != lua.LNil {
+		return api.Object
+	}
+	tb, _ := Traceback(err)
+	return lua.LString(api.Object.String() + "\n" + tb)
+}
+
+// flushError is the error of a Debouncer's callback run by flush.
+type flushError struct {
+	label string
+	err   error
+}
+
+func (e *flushError) Error() string { return e.err.Error() }
+func (e *flushError) Unwrap() error { return e.err }
+
+// callbacks runs a state's callbacks: each call is protected by a message
+// handler that records the traceback of the callback's frames while they
+// still exist.
+type callbacks struct {
+	handler *lua.LFunction
+	fn      *lua.LFunction // the callback running now (innermost)
+}
+
+const callbacksKey = "metronome.callbacks"
+
+// callbacksOf returns the callback runner of L's main thread.
+func callbacksOf(L *lua.LState) *callbacks {
+	reg := L.G.Registry
+	if ud, ok := reg.RawGetString(callbacksKey).(*lua.LUserData); ok {
+		return ud.Value.(*callbacks)
+	}
+	c := &callbacks{}
+	c.handler = L.NewFunction(c.handle)
+	ud := L.NewUserData()
+	ud.Value = c
+	reg.RawSetString(callbacksKey, ud)
+	return c
+}
+
+// call calls f with the nargs arguments above it on L's stack, in
+// protected mode; an error comes back as a *lua.ApiError whose StackTrace
+// describes the callback's frames.
+func (c *callbacks) call(L *lua.LState, f *lua.LFunction, nargs int) error {
+	prev := c.fn
+	c.fn = f
+	err := L.PCall(nargs, 0, c.handler)
+	c.fn = prev
+	if err == nil {
+		return nil
+	}
+	var api *lua.ApiError
+	if errors.As(err, &api) {
+		if ud, ok := api.Object.(*lua.LUserData); ok {
+			if r, ok := ud.Value.(*raised); ok {
+				api.Object, api.StackTrace = r.value, r.traceback
+			}
+		}
+	}
+	return err
+}
+
+// raised carries an error and its traceback from the message handler to
+// call.
+type raised struct {
+	value     lua.LValue
+	traceback string
+}
+
+// handle is the message handler: it describes the frames from the one that
+// raised the error out to the callback (the innermost call of c.fn made by a
+// Go function), and returns the error with them.
+func (c *callbacks) handle(L *lua.LState) int {
+	var b strings.Builder
+	b.WriteString("stack traceback:")
+	for level := 1; ; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			break
+		}
+		fv, err := L.GetInfo("Slnf", dbg, lua.LNil)
+		if err != nil {
+			continue
+		}
+		fn, _ := fv.(*lua.LFunction)
+		if fn == nil || fn.IsG {
+			fmt.Fprintf(&b, "\n\t[G]: in %s", frameName(dbg.Name))
+			continue
+		}
+		if fn == c.fn && !calledFromLua(L, level+1) {
+			fmt.Fprintf(&b, "\n\t%s:%d: in function <%s:%d>", dbg.Source, dbg.CurrentLine, dbg.Source, dbg.LineDefined)
+			break
+		}
+		fmt.Fprintf(&b, "\n\t%s:%d: in %s", dbg.Source, dbg.CurrentLine, frameName(dbg.Name))
+	}
+	ud := L.NewUserData()
+	ud.Value = &raised{value: L.Get(1), traceback: b.String()}
+	L.Push(ud)
+	return 1
+}
+
+// calledFromLua reports whether the frame at level is a Lua function's.
+func calledFromLua(L *lua.LState, level int) bool {
+	dbg, ok := L.GetStack(level)
+	if !ok {
+		return false
+	}
+	fv, err := L.GetInfo("f", dbg, lua.LNil)
+	if err != nil {
+		return false
+	}
+	fn, ok := fv.(*lua.LFunction)
+	return ok && !fn.IsG
+}
+
+// frameName is how a traceback names a frame's function, as gopher-lua's
+// own tracebacks do.
+func frameName(name string) string {
+	switch {
+	case name == "":
+		return "function <?>"
+	case name == "main chunk":
+		return name
+	case name[0] == '(' || name[0] == '<':
+		return "function " + name
+	}
+	return "function '" + name + "'"
+}
