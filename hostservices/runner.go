@@ -97,10 +97,10 @@ func NewRunner(h *Host, opts RunnerOptions) (*Runner, error) {
 		panic("hostservices.NewRunner: nil host")
 	}
 	if opts.Frame < 0 {
-		return nil, &sched.OptionError{Func: "NewRunner", Key: "Frame", Want: "a duration >= 0", Got: opts.Frame}
+		return nil, &sched.OptionError{Method: "NewRunner", Param: "opts.Frame", Want: "a duration >= 0", Got: opts.Frame}
 	}
 	if opts.Until < 0 {
-		return nil, &sched.OptionError{Func: "NewRunner", Key: "Until", Want: "a duration >= 0", Got: opts.Until}
+		return nil, &sched.OptionError{Method: "NewRunner", Param: "opts.Until", Want: "a duration >= 0", Got: opts.Until}
 	}
 	if opts.Frame == 0 {
 		opts.Frame = defaultFrame

@@ -254,7 +254,7 @@ func TestNewRunnerRefusesNegativeOptions(t *testing.T) {
 	for _, opts := range []hostservices.RunnerOptions{{Frame: -1}, {Until: -ms}} {
 		r, err := hostservices.NewRunner(h, opts)
 		var oe *sched.OptionError
-		if r != nil || !errors.As(err, &oe) || oe.Func != "NewRunner" {
+		if r != nil || !errors.As(err, &oe) || oe.Method != "NewRunner" {
 			t.Errorf("NewRunner(%+v) = %v, %v; want a *sched.OptionError from NewRunner", opts, r, err)
 		}
 	}
