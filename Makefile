@@ -12,6 +12,7 @@ run:
 ## test: vet, formatting, tidiness, staticcheck, and every Go and Lua test under the race detector
 test: vet fmt-check tidy-check staticcheck
 	$(GO) test -race -count=1 $(PKGS)
+	cd bench/cmd/benchreport && $(GO) test -count=1 ./... && $(GO) mod tidy -diff
 
 vet:
 	$(GO) vet $(PKGS)

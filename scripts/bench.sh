@@ -4,7 +4,8 @@
 # The raw `go test -bench` lines go to stderr as they come, for progress.
 #
 # Environment:
-#   COUNT      runs of each benchmark (default 1; medians are reported)
+#   COUNT      runs of each benchmark (default 1; medians are reported, with
+#              a 95% confidence interval from 6 runs on)
 #   STAT       median (default) or min: how several runs reduce to one figure
 #   BENCHTIME  -benchtime of the micro-benchmarks (default 500ms)
 #   RAW        also keep the raw benchmark output in this file
@@ -12,7 +13,8 @@
 #
 # The whole report takes about 2 minutes on 2 cores with the defaults (about
 # 5.5 with COUNT=3); docs/benchmarks.md says what each figure measures. It
-# needs no network but the npm registry, for the Node peer (bench/node).
+# needs no network but the npm registry, for the Node peer (bench/node), and
+# the Go module proxy once, for golang.org/x/perf (bench/cmd/benchreport).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,4 +53,5 @@ fi
 if [[ -n "${RAW:-}" ]]; then
 	cp "$raw" "$RAW"
 fi
-"$GO" run ./bench/cmd/benchreport -stat "${STAT:-median}" "$raw"
+# benchreport is a module of its own (x/perf stays out of ours): run it from there.
+"$GO" run -C bench/cmd/benchreport . -stat "${STAT:-median}" "$raw"

@@ -5,36 +5,47 @@
 //
 // Usage:
 //
-//	benchreport [-date YYYY-MM-DD] [-stat median|min] [FILE...]   (standard input without FILE)
+//	benchreport [-date YYYY-MM-DD] [-stat median|min] [-confidence 0.95] [FILE...]   (standard input without FILE)
 //
-// Benchmarks pair by name: BenchmarkScheduleCancel/metronome/pending=1k
+// The input is read with golang.org/x/perf/benchfmt, so it may hold any
+// unit (ns/fire, B/pending) and "Unit" metadata lines, as benchstat reads
+// them. Benchmarks pair by name: BenchmarkScheduleCancel/metronome/pending=1k
 // and BenchmarkScheduleCancel/container-heap/pending=1k are one row. Lines
-// of a benchmark run several times (-count) are reduced to their median,
-// or with -stat min to their minimum (on a machine shared with other work,
-// the minimum is the run least disturbed).
+// of a benchmark run several times (-count) are summarised as benchstat
+// does (golang.org/x/perf/benchmath): the median, with its confidence
+// interval as ± a percentage of it; a unit declared "assume=exact" takes
+// its mode instead. With -stat min they reduce to their minimum, with no
+// interval (on a machine shared with other work, the minimum is the run
+// least disturbed). Ratios are of these figures, peer / ours.
 // Benchmarks no table claims are listed at the end. The program reads
-// only its input: it needs no network and no module outside the standard
-// library.
+// only its input: it needs no network.
+//
+// This directory is a module of its own, so that x/perf stays out of
+// Metronome's dependencies; run it with `go run .` from here.
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
 )
 
 func main() {
 	date := flag.String("date", "", "the run's date for the header (default: today, UTC)")
-	stat := flag.String("stat", "median", "how to reduce several runs of a benchmark: median or min")
+	stat := flag.String("stat", "median", "how to summarise several runs of a benchmark: median (with its confidence interval) or min")
+	confidence := flag.Float64("confidence", 0.95, "the confidence level of the intervals around medians, in (0, 1)")
 	flag.Parse()
 	run := newRun()
 	switch *stat {
@@ -44,8 +55,12 @@ func main() {
 	default:
 		fail(fmt.Errorf("-stat %q: want median or min", *stat))
 	}
+	if !(*confidence > 0 && *confidence < 1) {
+		fail(fmt.Errorf("-confidence %v: want a level in (0, 1), such as 0.95", *confidence))
+	}
+	run.confidence = *confidence
 	if flag.NArg() == 0 {
-		if err := run.parse(os.Stdin); err != nil {
+		if err := run.parse(os.Stdin, "<stdin>"); err != nil {
 			fail(err)
 		}
 	}
@@ -54,11 +69,14 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		err = run.parse(f)
+		err = run.parse(f, name)
 		f.Close()
 		if err != nil {
-			fail(fmt.Errorf("%s: %w", name, err))
+			fail(err)
 		}
+	}
+	for _, w := range run.warnings {
+		fmt.Fprintln(os.Stderr, "benchreport: line left out:", w)
 	}
 	if len(run.order) == 0 {
 		fail(fmt.Errorf("no benchmark lines in the input"))
@@ -82,91 +100,129 @@ func fail(err error) {
 
 // run is everything read from the input.
 type run struct {
-	meta    map[string]string               // goos, goarch, cpu, ...
-	samples map[string][]map[string]float64 // name -> one unit->value map per line
-	skipped map[string]bool
-	order   []string // names in order of first appearance
-	procs   int      // the -P suffix of the names, when any
-	min     bool     // reduce several runs to the minimum, not the median
+	reader     benchfmt.Reader                 // one for all inputs: unit metadata carries across files
+	meta       map[string]string               // goos, goarch, cpu, ...
+	samples    map[string]map[string][]float64 // name -> unit -> one value per line
+	units      map[string][]string             // name -> its units in input order
+	skipped    map[string]bool
+	order      []string // names in order of first appearance
+	procs      int      // the -P suffix of the names, when any
+	warnings   []string // lines benchfmt could not read
+	min        bool     // reduce several runs to the minimum, not the median
+	confidence float64  // of the intervals around medians
 }
 
 func newRun() *run {
-	return &run{meta: map[string]string{}, samples: map[string][]map[string]float64{}, skipped: map[string]bool{}}
+	return &run{
+		meta:       map[string]string{},
+		samples:    map[string]map[string][]float64{},
+		units:      map[string][]string{},
+		skipped:    map[string]bool{},
+		confidence: 0.95,
+	}
 }
 
-var procSuffix = regexp.MustCompile(`-(\d+)$`)
-
-func (r *run) parse(in io.Reader) error {
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if k, v, ok := strings.Cut(line, ": "); ok && (k == "goos" || k == "goarch" || k == "cpu") {
-			r.meta[k] = v
-			continue
-		}
-		if name, ok := strings.CutPrefix(line, "--- SKIP: "); ok {
+// parse reads one input; file names it in messages. A line benchfmt
+// cannot read is kept in r.warnings and left out, as benchstat does.
+func (r *run) parse(in io.Reader, file string) error {
+	data, err := io.ReadAll(in)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	// benchfmt ignores the skip notes of `go test -v`; a skipped peer
+	// reads "skipped" in its table rather than "—".
+	for line := range bytes.Lines(data) {
+		if name, ok := strings.CutPrefix(strings.TrimSpace(string(line)), "--- SKIP: "); ok {
 			if f := strings.Fields(name); len(f) > 0 {
-				r.skipped[strings.TrimSpace(procSuffix.ReplaceAllString(f[0], ""))] = true
+				name, _ := fullName(benchfmt.Name(strings.TrimPrefix(f[0], "Benchmark")))
+				r.skipped[name] = true
 			}
-			continue
 		}
-		if !strings.HasPrefix(line, "Benchmark") {
-			continue
-		}
-		f := strings.Fields(line)
-		if len(f) < 4 || len(f)%2 != 0 {
-			continue // a name alone (a parent, or a line a benchmark's output split)
-		}
-		if _, err := strconv.ParseInt(f[1], 10, 64); err != nil {
-			continue
-		}
-		name := f[0]
-		if m := procSuffix.FindStringSubmatch(name); m != nil {
-			r.procs, _ = strconv.Atoi(m[1])
-			name = strings.TrimSuffix(name, m[0])
-		}
-		vals := map[string]float64{}
-		for i := 2; i+1 < len(f); i += 2 {
-			v, err := strconv.ParseFloat(f[i], 64)
-			if err != nil {
-				return fmt.Errorf("benchmark %s: value %q: %w", name, f[i], err)
-			}
-			vals[f[i+1]] = v
-		}
-		if _, seen := r.samples[name]; !seen {
-			r.order = append(r.order, name)
-		}
-		r.samples[name] = append(r.samples[name], vals)
 	}
-	return sc.Err()
+	r.reader.Reset(bytes.NewReader(data), file)
+	for r.reader.Scan() {
+		switch rec := r.reader.Result().(type) {
+		case *benchfmt.Result:
+			r.add(rec)
+		case *benchfmt.SyntaxError:
+			r.warnings = append(r.warnings, rec.Error())
+		}
+	}
+	return r.reader.Err()
 }
 
-// value returns the median (or minimum) of unit over the lines of name.
-func (r *run) value(name, unit string) (float64, bool) {
-	var vs []float64
-	for _, s := range r.samples[name] {
-		if v, ok := s[unit]; ok {
-			vs = append(vs, v)
+// add records one benchmark line, under its full name less the -P suffix.
+func (r *run) add(res *benchfmt.Result) {
+	for _, k := range []string{"goos", "goarch", "cpu"} {
+		if v := res.GetConfig(k); v != "" {
+			r.meta[k] = v
 		}
 	}
+	name, procs := fullName(res.Name)
+	if procs > 0 {
+		r.procs = procs
+	}
+	if _, seen := r.samples[name]; !seen {
+		r.order = append(r.order, name)
+		r.samples[name] = map[string][]float64{}
+	}
+	for _, v := range res.Values {
+		// benchfmt tidies ns/op into sec/op; the report keeps the input's units.
+		unit, val := v.Unit, v.Value
+		if v.OrigUnit != "" {
+			unit, val = v.OrigUnit, v.OrigValue
+		}
+		if _, seen := r.samples[name][unit]; !seen {
+			r.units[name] = append(r.units[name], unit)
+		}
+		r.samples[name][unit] = append(r.samples[name][unit], val)
+	}
+}
+
+// fullName is a benchmark's name as `go test` prints it, less the -P
+// suffix, and P (0 without one). benchfmt drops the "Benchmark" prefix.
+func fullName(n benchfmt.Name) (name string, procs int) {
+	base, parts := n.Parts()
+	name = "Benchmark" + string(base)
+	for _, p := range parts {
+		if s, ok := strings.CutPrefix(string(p), "-"); ok {
+			procs, _ = strconv.Atoi(s)
+			continue
+		}
+		name += string(p)
+	}
+	return name, procs
+}
+
+// summary is the figure of unit over the lines of name: the median with
+// its confidence interval (benchmath.AssumeNothing, or the mode if the
+// unit is declared exact), or with -stat min the minimum, Lo = Hi = it.
+// n is the number of lines.
+func (r *run) summary(name, unit string) (s benchmath.Summary, n int, ok bool) {
+	vs := slices.Clone(r.samples[name][unit])
 	if len(vs) == 0 {
-		return 0, false
+		return s, 0, false
 	}
-	slices.Sort(vs)
 	if r.min {
-		return vs[0], true
+		m := slices.Min(vs)
+		return benchmath.Summary{Center: m, Lo: m, Hi: m, Confidence: 1}, len(vs), true
 	}
-	if n := len(vs); n%2 == 0 {
-		return (vs[n/2-1] + vs[n/2]) / 2, true
-	}
-	return vs[len(vs)/2], true
+	sample := benchmath.NewSample(vs, &benchmath.DefaultThresholds)
+	return r.reader.Units().GetAssumption(unit).Summary(sample, r.confidence), len(vs), true
+}
+
+// value is the central figure of unit over the lines of name.
+func (r *run) value(name, unit string) (float64, bool) {
+	s, _, ok := r.summary(name, unit)
+	return s.Center, ok
 }
 
 func (r *run) maxCount() int {
 	n := 0
-	for _, s := range r.samples {
-		n = max(n, len(s))
+	for _, units := range r.samples {
+		for _, vs := range units {
+			n = max(n, len(vs))
+		}
 	}
 	return n
 }
@@ -329,7 +385,55 @@ func caseOf(name, prefix string) (string, bool) {
 
 // ---- rendering ----
 
+// notes gathers, in order and once each, what the summaries warn of
+// (an interval too few runs cannot bound, say), for the report's header.
+type notes struct {
+	list []string
+	seen map[string]bool
+}
+
+func (n *notes) add(errs []error) {
+	for _, err := range errs {
+		if s := err.Error(); !n.seen[s] {
+			if n.seen == nil {
+				n.seen = map[string]bool{}
+			}
+			n.seen[s] = true
+			n.list = append(n.list, s)
+		}
+	}
+}
+
 func render(w io.Writer, r *run, date string, tables []table) {
+	// The tables go first into a buffer: the header says what their
+	// intervals warned of.
+	var body bytes.Buffer
+	var warned notes
+	used := map[string]bool{}
+	for _, t := range tables {
+		renderTable(&body, r, t, used, &warned)
+	}
+	var rest []string
+	for _, name := range r.order {
+		if !used[name] {
+			rest = append(rest, name)
+		}
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(&body, "\n## Other results\n\n| benchmark | ns/op | B/op | allocs/op | other |\n| --- | ---: | ---: | ---: | --- |\n")
+		for _, name := range rest {
+			var other []string
+			for _, unit := range r.units[name] {
+				if unit != "ns/op" && unit != "B/op" && unit != "allocs/op" {
+					other = append(other, figure(r, name, unit, &warned)+" "+unit)
+				}
+			}
+			slices.Sort(other)
+			fmt.Fprintf(&body, "| %s | %s | %s | %s | %s |\n", name, figure(r, name, "ns/op", &warned), get(r, name, "B/op"),
+				get(r, name, "allocs/op"), strings.Join(other, ", "))
+		}
+	}
+
 	fmt.Fprintf(w, "# Metronome benchmark report\n\n")
 	cores := fmt.Sprintf("%d CPUs", runtime.NumCPU())
 	if r.procs > 0 {
@@ -343,43 +447,25 @@ func render(w io.Writer, r *run, date string, tables []table) {
 		header = append(header, "cpu: "+r.meta["cpu"])
 	}
 	header = append(header, cores)
-	if n := r.maxCount(); n > 1 && r.min {
+	n := r.maxCount()
+	if n > 1 && r.min {
 		header = append(header, fmt.Sprintf("minimum of %d runs", n))
 	} else if n > 1 {
 		header = append(header, fmt.Sprintf("medians of %d runs", n))
 	}
 	fmt.Fprintf(w, "%s.\n\n", strings.Join(header, " · "))
+	if n > 1 && !r.min {
+		fmt.Fprintf(w, "Each figure compared is a median ± its %s confidence interval, as benchstat computes them", pct(r.confidence))
+		if len(warned.list) > 0 {
+			fmt.Fprintf(w, " (%s)", strings.Join(warned.list, "; "))
+		}
+		fmt.Fprintf(w, ".\n")
+	}
 	fmt.Fprintf(w, "Ratios are peer / ours from this run: above 1 means ours is faster (or smaller).\n")
-
-	used := map[string]bool{}
-	for _, t := range tables {
-		renderTable(w, r, t, used)
-	}
-
-	var rest []string
-	for _, name := range r.order {
-		if !used[name] {
-			rest = append(rest, name)
-		}
-	}
-	if len(rest) > 0 {
-		fmt.Fprintf(w, "\n## Other results\n\n| benchmark | ns/op | B/op | allocs/op | other |\n| --- | ---: | ---: | ---: | --- |\n")
-		for _, name := range rest {
-			var other []string
-			for unit := range r.samples[name][0] {
-				if unit != "ns/op" && unit != "B/op" && unit != "allocs/op" {
-					v, _ := r.value(name, unit)
-					other = append(other, num(v)+" "+unit)
-				}
-			}
-			slices.Sort(other)
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", name, get(r, name, "ns/op"), get(r, name, "B/op"),
-				get(r, name, "allocs/op"), strings.Join(other, ", "))
-		}
-	}
+	w.Write(body.Bytes())
 }
 
-func renderTable(w io.Writer, r *run, t table, used map[string]bool) {
+func renderTable(w io.Writer, r *run, t table, used map[string]bool, warned *notes) {
 	// Cases in order of first appearance, ours or peers.
 	var cases []string
 	seen := map[string]bool{}
@@ -430,7 +516,7 @@ func renderTable(w io.Writer, r *run, t table, used map[string]bool) {
 		used[oursName] = true
 		ov, hasOurs := r.value(oursName, t.metric)
 		oa, _ := r.value(oursName, "allocs/op")
-		row := []string{label, figure(r, oursName, t.metric), get(r, oursName, "allocs/op")}
+		row := []string{label, figure(r, oursName, t.metric, warned), get(r, oursName, "allocs/op")}
 		cl := cell{name: c, ours: ov, allocs: oa, hasOK: hasOurs, ratios: map[string]float64{}}
 		for _, p := range t.peers {
 			name := join(p.prefix, c)
@@ -440,7 +526,7 @@ func renderTable(w io.Writer, r *run, t table, used map[string]bool) {
 				cl.ratios[p.label] = pv / ov
 				ratio = fmt.Sprintf("%.2f×", pv/ov)
 			}
-			row = append(row, figure(r, name, t.metric), get(r, name, "allocs/op"), ratio)
+			row = append(row, figure(r, name, t.metric, warned), get(r, name, "allocs/op"), ratio)
 		}
 		if t.check != nil {
 			verdict := "—"
@@ -465,15 +551,22 @@ func join(prefix, c string) string {
 	return prefix + "/" + c
 }
 
-// figure is a benchmark's value of unit, "skipped" or "—".
-func figure(r *run, name, unit string) string {
-	if v, ok := r.value(name, unit); ok {
-		return num(v)
-	}
-	if r.skipped[name] {
+// figure is a benchmark's value of unit with its interval, "13.3 ±2%"
+// ("±∞" when too few runs bound it; no interval for one run or with
+// -stat min), or "skipped" or "—". What the summary warns of goes to
+// warned.
+func figure(r *run, name, unit string, warned *notes) string {
+	s, n, ok := r.summary(name, unit)
+	switch {
+	case !ok && r.skipped[name]:
 		return "skipped"
+	case !ok:
+		return "—"
+	case n == 1 || r.min:
+		return num(s.Center)
 	}
-	return "—"
+	warned.add(s.Warnings)
+	return num(s.Center) + " ±" + s.PctRangeString()
 }
 
 // get is a benchmark's value of unit, or "—". Counts (B/op, allocs/op)
@@ -487,6 +580,11 @@ func get(r *run, name, unit string) string {
 		return whole(v)
 	}
 	return num(v)
+}
+
+// pct prints a confidence level as a percentage: 0.95 is "95%".
+func pct(level float64) string {
+	return strconv.FormatFloat(100*level, 'f', -1, 64) + "%"
 }
 
 // whole prints an integral v with thousands separated.
