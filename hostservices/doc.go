@@ -47,14 +47,31 @@
 //
 // Malformed deltas (NaN, ±Inf, negative, or too large for int64
 // nanoseconds; temporal.Millis decides) are a *sched.OptionError naming the
-// method and "deltaMs" (or "d"), and change nothing, paused or not. A job's error stops
-// the frame: the scheduler stays at that job's deadline (the rest of the
-// delta is not applied), no facet runs, and the error comes back wrapped in
-// a *sched.JobError. A facet's error stops the frame too: the facets after
+// method and "deltaMs" (or "d"), and change nothing, paused or not. By
+// default a job's error stops the frame: the scheduler stays at that job's
+// deadline (the rest of the delta is not applied), no facet runs, and the
+// error comes back wrapped in a *sched.JobError. A facet's error stops the frame too: the facets after
 // it do not run, and the error comes back in a *FacetError naming the facet.
 // Nothing is swallowed. Update or Step called from inside a job or facet of
 // the same host is a *sched.CallError wrapping sched.ErrReentrant, paused
 // or not.
+//
+// That is the default policy. SetErrorHandler(fn) chooses the other one, a
+// game's: report and go on. A job's or facet's error goes to fn (in its
+// *sched.JobError or *FacetError) and the frame goes on: every other due
+// job runs, in order, then every facet, and the frame's whole delta is
+// applied; a failing interval keeps repeating, and fn sees each failure.
+//
+//	jobs a, b, c due at 5 ms, b fails; facets f, g, h, g fails; Update(16):
+//	default   a, b                 returns b's error; time stays at 5 ms
+//	fn set    a, b, c, f, g, h     fn(b's error), fn(g's error); time at 16 ms
+//
+// fn runs inside the frame under a callback's rules (it may schedule; Update
+// or Step from it is ErrReentrant). fn's own error stops the frame as the
+// default would and is returned as fn returned it, so a handler that
+// returns the error it was given keeps the default for that error. A
+// *sched.LoopError still stops the frame. The policy applies to Update,
+// Step and their By forms, and a frame keeps the one set when it starts.
 //
 // # Running a host
 //

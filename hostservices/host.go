@@ -46,6 +46,8 @@ type Host struct {
 	paused bool
 	busy   bool // a frame is running
 	obs    Observer
+
+	onError func(error) error // the error policy; nil: errors stop the frame
 }
 
 // FrameInfo describes one frame a host ran: an update that was not paused,
@@ -59,7 +61,8 @@ type FrameInfo struct {
 // Observer sees what a host does, for traces and timelines. Nil fields are
 // skipped; an unset Observer costs nothing.
 type Observer struct {
-	// Frame is called after each frame whose jobs and facets all ran.
+	// Frame is called after each frame whose jobs and facets all ran (a
+	// job or facet whose error the host's error handler took counts as run).
 	Frame func(FrameInfo)
 	// Paused is called when SetPaused changes the host's state.
 	Paused func(paused bool)
@@ -288,8 +291,9 @@ func (h *Host) frame(name string, d temporal.Duration, deltaMs float64) error {
 	// Register appends past its end), so facets that jobs or facets add wait
 	// for the next frame, and nothing shifts under the loop.
 	facets := h.facets
+	onErr := h.onError // the frame's policy: set during it, it waits for the next
 	from := h.s.Elapsed()
-	if err := h.s.Advance(d); err != nil {
+	if err := h.advance(d, onErr); err != nil {
 		return err
 	}
 	var ran []string
@@ -298,7 +302,9 @@ func (h *Host) frame(name string, d temporal.Duration, deltaMs float64) error {
 			continue
 		}
 		if err := e.f.Update(deltaMs); err != nil {
-			return &FacetError{Name: e.name, Err: err}
+			if err := facetFailed(onErr, &FacetError{Name: e.name, Err: err}); err != nil {
+				return err
+			}
 		}
 		if h.obs.Frame != nil {
 			ran = append(ran, e.name)

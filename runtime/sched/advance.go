@@ -20,14 +20,15 @@ const maxRejections = 10_000
 // Now() stays at that job's deadline. Advance from inside one of this
 // scheduler's callbacks returns ErrReentrant.
 func (s *Scheduler) Advance(d temporal.Duration) error {
-	return s.advance("Advance", d)
+	return s.advance("Advance", d, nil)
 }
 
-func (s *Scheduler) advance(name string, d temporal.Duration) error {
+func (s *Scheduler) advance(name string, d temporal.Duration, report func(*JobError) error) error {
 	if err := s.enter(name); err != nil {
 		return err
 	}
 	defer s.leave()
+	s.report = report
 	if d < 0 {
 		return &OptionError{Method: name, Param: "d", Want: "a duration >= 0", Got: d}
 	}
@@ -134,6 +135,7 @@ func (s *Scheduler) enter(name string) error {
 func (s *Scheduler) leave() {
 	s.running = false
 	s.inJob = false
+	s.report = nil
 }
 
 // A drain over at least sortMin pending jobs sorts what is still due
@@ -170,7 +172,9 @@ func (s *Scheduler) drain(target int64, jump bool) error {
 		}
 		s.fires++
 		if err := s.fire(id, when, key, p, jump, target); err != nil {
-			return err
+			if err = s.reported(err); err != nil {
+				return err
+			}
 		}
 		if s.loopErr != nil {
 			return s.loopErr

@@ -28,7 +28,9 @@
 //
 // A callback error stops the drain and is returned, wrapped in a *JobError.
 // Now() stays at the failing job's deadline; nothing pending is lost or run
-// twice, and the next call goes on from there. Bad arguments return an
+// twice, and the next call goes on from there. AdvanceReporting is the
+// policy that reports and goes on: it hands each callback error to a
+// function and runs the rest of the window. Bad arguments return an
 // *OptionError and change nothing. Errors speak Go: they name the method
 // and its parameter ("ScheduleOnce: delay: want a duration >= 0, got
 // -PT0.000000001S"); a dropped scheduler and a call from inside its own

@@ -42,6 +42,7 @@ type Scheduler struct {
 	loopErr   error
 	fireLimit int // RunAll: fires allowed in this call; 0 means no limit
 	fires     int
+	report    func(*JobError) error // AdvanceReporting: where job errors go
 
 	observer func(Fire)
 }
