@@ -166,6 +166,7 @@ func callbackName(err error) string {
 		je *sched.JobError
 		fe *hostservices.FacetError
 		fl *flushError
+		he *handlerError
 	)
 	switch {
 	case errors.As(err, &je):
@@ -174,6 +175,8 @@ func callbackName(err error) string {
 		return "[facet] " + strconv.Quote(fe.Name)
 	case errors.As(err, &fl):
 		return "[flush] Debouncer scheduled at " + fl.label
+	case errors.As(err, &he):
+		return "[on-error] handler set at " + he.label
 	}
 	return "[callback]"
 }
