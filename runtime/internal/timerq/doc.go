@@ -1,6 +1,7 @@
 // Package timerq is the one place deadlines are ordered: every scheduler in
-// Metronome keeps its pending work in a [Queue] and none keeps its own
-// sorted list.
+// Metronome keeps its pending work in a [Heap] and none keeps its own
+// sorted list. It is internal to runtime/, whose schedulers are its only
+// users, so its API follows their needs.
 //
 // # Keys and order
 //
@@ -18,7 +19,7 @@
 //
 // # Values and IDs
 //
-// A queue stores values of any type V by value, next to their keys, and
+// A heap stores values of any type V by value, next to their keys, and
 // asks nothing of them. Push returns an [ID], by which Get, Remove and
 // Update find the entry in O(1), before any O(log n) repair:
 //
@@ -54,10 +55,10 @@
 // one cancelled before anything else is pushed, or popped next, never
 // sifts. A removal from the
 // heap fills its hole with that waiting entry when there is one, so a
-// cancel followed by a schedule costs one sift, not two. Pop, and an
-// Update to a later key, sift bottom-up: the hole follows the smallest
-// children to a leaf and the entry climbs back from there, one compare per
-// level fewer than the textbook sift.
+// cancel followed by a schedule costs one sift, not two. Pop, an Update to
+// a later key and the filler of a removal sift bottom-up: the hole follows
+// the smallest children to a leaf and the entry climbs back from there, one
+// compare per level fewer than the textbook sift.
 //
 //	Push, Pop, Remove, Update   O(log n), zero allocations once grown
 //	                            (O(1) for an entry in the far ring)
@@ -122,7 +123,7 @@
 //
 // # Concurrency
 //
-// Queues are not safe for concurrent use. A queue is owned by the
-// goroutine that owns its scheduler, like a *lua.LState; callers that share
-// one must lock around every call, Each included.
+// A Heap is not safe for concurrent use. It is owned by the goroutine that
+// owns its scheduler, like a *lua.LState; callers that share one must lock
+// around every call, Each included.
 package timerq

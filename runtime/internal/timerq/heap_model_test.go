@@ -364,7 +364,7 @@ func checkHeap[V comparable](t tb, h *Heap[V]) {
 	s := h.s
 	for i, e := range s {
 		mark(e.id, "slot", i)
-		if p := h.pos[e.id]; p != int32(i+1) {
+		if p := h.pos[e.id]; p != heapLoc(i) {
 			t.Fatalf("slot %d holds #%d, whose pos is %d", i, e.id, p)
 		}
 		if p := (i - 1) / 4; i > 0 && before(e.when, e.seq, s[p].when, s[p].seq) {
@@ -379,7 +379,7 @@ func checkHeap[V comparable](t tb, h *Heap[V]) {
 
 	if h.hasHot {
 		mark(h.hot.id, "the hot entry", -1)
-		if p := h.pos[h.hot.id]; p != hotPos {
+		if p := h.pos[h.hot.id]; p != hotLoc {
 			t.Fatalf("the hot entry is #%d, whose pos is %d", h.hot.id, p)
 		}
 	} else if h.hot != (slot[V]{}) {
@@ -408,7 +408,7 @@ func checkHeap[V comparable](t tb, h *Heap[V]) {
 		}
 		live++
 		mark(e.id, "run slot", i)
-		if p := h.pos[e.id]; p != int32(hotPos+1+i) {
+		if p := h.pos[e.id]; p != runLoc(i) {
 			t.Fatalf("run slot %d holds #%d, whose pos is %d", i, e.id, p)
 		}
 		if prev != nil && before(e.when, e.seq, prev.when, prev.seq) {
@@ -432,7 +432,7 @@ func checkHeap[V comparable](t tb, h *Heap[V]) {
 		return
 	}
 	free := 0
-	for f := h.free; f != 0; f = -h.pos[f-1] {
+	for f := h.free; f != 0; f = h.pos[f-1].nextFree() {
 		id := ID(f - 1)
 		if id < 0 || int(id) >= len(h.pos) {
 			t.Fatalf("free list reaches #%d, outside the ID table of %d", id, len(h.pos))
@@ -440,7 +440,7 @@ func checkHeap[V comparable](t tb, h *Heap[V]) {
 		if seen[id] {
 			t.Fatalf("#%d is on the free list but queued, or on it twice", id)
 		}
-		if h.pos[id] > 0 {
+		if !h.pos[id].isFree() {
 			t.Fatalf("free #%d has pos %d", id, h.pos[id])
 		}
 		seen[id] = true
@@ -626,7 +626,7 @@ func checkFar[V comparable](t tb, h *Heap[V], mark func(ID, string, int)) {
 				}
 				count++
 				mark(e.id, "far bucket", b)
-				if p := h.pos[e.id]; p != farPos(c, int32(i)) {
+				if p := h.pos[e.id]; p != farLoc(c, int32(i)) {
 					t.Fatalf("far #%d in chunk %d slot %d has pos %d", e.id, c, i, p)
 				}
 				if e.when < h.farBase || uint64(e.when)-uint64(h.farBase) >= farBuckets*w || e.when > h.farMax {

@@ -18,8 +18,6 @@ type item struct {
 	name string
 }
 
-var _ Queue[*item] = (*Heap[*item])(nil)
-
 // world is what the steps of one test share: the heap, and the ID each
 // name was given by its latest Push (it may have gone stale since).
 type world struct {

@@ -86,7 +86,7 @@ func (h *Heap[V]) SortDue(upTo int64) {
 		r = merged
 	}
 	for i := range r {
-		h.pos[r[i].id] = int32(hotPos + 1 + i)
+		h.pos[r[i].id] = runLoc(i)
 	}
 	h.run = run[V]{s: r, live: len(r)}
 
@@ -102,7 +102,7 @@ func (h *Heap[V]) SortDue(upTo int64) {
 		clear(due)
 	}
 	for i := range h.s {
-		h.pos[h.s[i].id] = int32(i + 1)
+		h.pos[h.s[i].id] = heapLoc(i)
 	}
 	// Floyd's heap construction: sift down every parent, last first.
 	for i := (k - 2) >> 2; i >= 0; i-- {
