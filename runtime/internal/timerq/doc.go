@@ -15,7 +15,8 @@
 //
 // Callers that give every value a distinct seq get one total order, so a
 // replay of the same calls pops in the same order on every machine. The
-// queue never reads a clock; "due" is the caller's business.
+// queue never reads a clock: what is due is the caller's business (a
+// [Heap.Drain] is given its deadline).
 //
 // # Values and IDs
 //
@@ -103,20 +104,27 @@
 // Its buckets are chunks of 16 slots from one arena that the heap keeps
 // until then, so it allocates nothing once grown.
 //
-// # Sorted runs
+// # Draining and sorted runs
 //
-// [Heap.SortDue] moves every entry with when <= upTo out of the heap into a
-// sorted run, in O(n) for n queued plus a radix sort of the k entries
-// moved (most significant digit first, each part split again by about
-// log2 of its size in bits, small parts finished by insertion). It pays
-// before popping most of a large heap, as a scheduler's long advance does:
-// Pop then takes each moved entry from the head of the run instead of
-// sifting through a heap that does not fit in cache. Nothing observable
-// changes: IDs, keys and Pop order are the same, Push still goes to the
-// heap and Pop takes the smaller of the two heads, Remove and Get work on
-// run entries, and Update moves an entry back into the heap with its new
-// key. A second SortDue merges into the run. The run is one array,
-// allocated by SortDue and released when the run empties, not before.
+// A caller that takes out every entry due by a deadline, as a scheduler's
+// advance does, asks [Heap.Drain] for them: its Peek returns the smallest
+// entry while it is due, and the caller pops, removes or re-keys each one
+// before the next Peek. The drain decides when sorting pays: one that
+// starts over 32,768 entries or more, once it has taken 1/128 of them,
+// moves every entry still due out of the heap into a sorted run (entries
+// in the far ring stay there). That costs O(n) for n queued plus a radix
+// sort of the k entries moved (most significant digit first, each part
+// split again by about log2 of its size in bits, small parts finished by
+// insertion); each later Pop of a moved entry then reads the head of the
+// run instead of sifting through a heap that does not fit in cache. Below
+// that size the heap fits in cache and sorting does not pay.
+//
+// Nothing observable changes: IDs, keys and Pop order are the same, Push
+// still goes to the heap and Pop takes the smaller of the two heads, Remove
+// and Get work on run entries, and Update moves an entry back into the heap
+// with its new key. A second sort merges into the run. The run is one
+// array, allocated by the sort and released when the run empties, not
+// before.
 //
 // The zero Heap is empty and ready to use. A Heap must not be copied after
 // first use (go vet reports copies).

@@ -21,7 +21,7 @@ type Heap[V any] struct {
 	hasHot bool
 	pos    []loc  // by ID: where the entry is (loc.go)
 	free   int32  // first free ID + 1, 0 when none (see freeLoc)
-	run    run[V] // entries moved out of the heap by SortDue, in key order
+	run    run[V] // entries moved out of the heap by sortDue, in key order
 	floor  int    // capacity the slot array never shrinks below
 
 	// The far ring (far.go): entries re-keyed past farBase wait there, in
@@ -244,26 +244,34 @@ func (h *Heap[V]) at(p loc) *slot[V] {
 // false, and the other results are zero, if h is empty. It may first take
 // the far ring's next bucket out (see the package doc).
 func (h *Heap[V]) Peek() (id ID, when int64, seq uint64, v V, ok bool) {
-	if !h.hasHot {
-		// Only the heap, or only the run, holds entries outside the ring:
-		// a drain of intervals, say.
-		var e *slot[V]
-		if h.run.live == 0 {
-			if len(h.s) > 0 {
-				e = &h.s[0]
-			}
-		} else if len(h.s) == 0 {
-			e = &h.run.s[h.run.head]
-		}
-		if e != nil && (h.farN == 0 || e.when < h.farBase) {
-			return e.id, e.when, e.seq, e.v, true
-		}
-	}
-	e := h.top()
+	e := h.quickTop()
 	if e == nil {
-		return 0, 0, 0, v, false
+		if e = h.top(); e == nil {
+			return 0, 0, 0, v, false
+		}
 	}
 	return e.id, e.when, e.seq, e.v, true
+}
+
+// quickTop is top for the usual case of a drain of intervals, where only
+// the heap, or only the run, holds entries outside the far ring: it returns
+// the smallest entry without a call, or nil if top must find it.
+func (h *Heap[V]) quickTop() *slot[V] {
+	if h.hasHot {
+		return nil
+	}
+	var e *slot[V]
+	if h.run.live == 0 {
+		if len(h.s) > 0 {
+			e = &h.s[0]
+		}
+	} else if len(h.s) == 0 {
+		e = &h.run.s[h.run.head]
+	}
+	if e != nil && h.farN != 0 && e.when >= h.farBase {
+		return nil
+	}
+	return e
 }
 
 // Pop removes and returns the entry with the smallest key, in O(log n),
