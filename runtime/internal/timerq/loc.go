@@ -32,9 +32,6 @@ func (p loc) heapIndex() int { return int(p - 1) }
 // runLoc is the loc of run slot i.
 func runLoc(i int) loc { return hotLoc + 1 + loc(i) }
 
-// inRun reports whether p is a run slot.
-func (p loc) inRun() bool { return p > hotLoc }
-
 // runIndex is the slot index of a run loc.
 func (p loc) runIndex() int { return int(p - hotLoc - 1) }
 
