@@ -138,31 +138,15 @@ func (s *Scheduler) leave() {
 	s.report = nil
 }
 
-// A drain over at least sortMin pending jobs sorts what is still due
-// (timerq's SortDue) once it has fired 1/2^sortAfterShift of them: such a
-// drain is likely to fire much more, and popping a sorted run costs a few ns
-// where a sift through a heap that misses the cache costs hundreds. Below
-// sortMin the heap fits in cache and sorting does not pay. They are
-// variables so that tests can send small drains down this path.
-var (
-	sortAfterShift = 7
-	sortMin        = 1 << 15
-)
-
 // drain runs jobs due at or before target. In jump mode every job runs at
-// target; otherwise Now() follows each job's deadline.
+// target; otherwise Now() follows each job's deadline. The queue's Drain
+// decides whether sorting what is due pays in a long drain.
 func (s *Scheduler) drain(target int64, jump bool) error {
-	sortAt := -1
-	if n := s.q.Len(); n >= sortMin {
-		sortAt = n >> sortAfterShift
-	}
-	for fired := 0; !s.dropped; fired++ {
-		id, when, key, p, ok := s.q.Peek()
-		if !ok || when > target {
+	due := s.q.Drain(target)
+	for !s.dropped {
+		id, when, key, p, ok := due.Peek()
+		if !ok {
 			break
-		}
-		if fired == sortAt {
-			s.q.SortDue(target)
 		}
 		if s.fireLimit > 0 && s.fires >= s.fireLimit {
 			return &RunLimitError{MaxFires: s.fireLimit}

@@ -1,6 +1,7 @@
 // Package timerq is the one place deadlines are ordered: every scheduler in
-// Metronome keeps its pending work in a [Queue] and none keeps its own
-// sorted list.
+// Metronome keeps its pending work in a [Heap] and none keeps its own
+// sorted list. It is internal to runtime/, whose schedulers are its only
+// users, so its API follows their needs.
 //
 // # Keys and order
 //
@@ -14,11 +15,12 @@
 //
 // Callers that give every value a distinct seq get one total order, so a
 // replay of the same calls pops in the same order on every machine. The
-// queue never reads a clock; "due" is the caller's business.
+// queue never reads a clock: what is due is the caller's business (a
+// [Heap.Drain] is given its deadline).
 //
 // # Values and IDs
 //
-// A queue stores values of any type V by value, next to their keys, and
+// A heap stores values of any type V by value, next to their keys, and
 // asks nothing of them. Push returns an [ID], by which Get, Remove and
 // Update find the entry in O(1), before any O(log n) repair:
 //
@@ -54,10 +56,10 @@
 // one cancelled before anything else is pushed, or popped next, never
 // sifts. A removal from the
 // heap fills its hole with that waiting entry when there is one, so a
-// cancel followed by a schedule costs one sift, not two. Pop, and an
-// Update to a later key, sift bottom-up: the hole follows the smallest
-// children to a leaf and the entry climbs back from there, one compare per
-// level fewer than the textbook sift.
+// cancel followed by a schedule costs one sift, not two. Pop, an Update to
+// a later key and the filler of a removal sift bottom-up: the hole follows
+// the smallest children to a leaf and the entry climbs back from there, one
+// compare per level fewer than the textbook sift.
 //
 //	Push, Pop, Remove, Update   O(log n), zero allocations once grown
 //	                            (O(1) for an entry in the far ring)
@@ -102,27 +104,34 @@
 // Its buckets are chunks of 16 slots from one arena that the heap keeps
 // until then, so it allocates nothing once grown.
 //
-// # Sorted runs
+// # Draining and sorted runs
 //
-// [Heap.SortDue] moves every entry with when <= upTo out of the heap into a
-// sorted run, in O(n) for n queued plus a radix sort of the k entries
-// moved (most significant digit first, each part split again by about
-// log2 of its size in bits, small parts finished by insertion). It pays
-// before popping most of a large heap, as a scheduler's long advance does:
-// Pop then takes each moved entry from the head of the run instead of
-// sifting through a heap that does not fit in cache. Nothing observable
-// changes: IDs, keys and Pop order are the same, Push still goes to the
-// heap and Pop takes the smaller of the two heads, Remove and Get work on
-// run entries, and Update moves an entry back into the heap with its new
-// key. A second SortDue merges into the run. The run is one array,
-// allocated by SortDue and released when the run empties, not before.
+// A caller that takes out every entry due by a deadline, as a scheduler's
+// advance does, asks [Heap.Drain] for them: its Peek returns the smallest
+// entry while it is due, and the caller pops, removes or re-keys each one
+// before the next Peek. The drain decides when sorting pays: one that
+// starts over 32,768 entries or more, once it has taken 1/128 of them,
+// moves every entry still due out of the heap into a sorted run (entries
+// in the far ring stay there). That costs O(n) for n queued plus a radix
+// sort of the k entries moved (most significant digit first, each part
+// split again by about log2 of its size in bits, small parts finished by
+// insertion); each later Pop of a moved entry then reads the head of the
+// run instead of sifting through a heap that does not fit in cache. Below
+// that size the heap fits in cache and sorting does not pay.
+//
+// Nothing observable changes: IDs, keys and Pop order are the same, Push
+// still goes to the heap and Pop takes the smaller of the two heads, Remove
+// and Get work on run entries, and Update moves an entry back into the heap
+// with its new key. A second sort merges into the run. The run is one
+// array, allocated by the sort and released when the run empties, not
+// before.
 //
 // The zero Heap is empty and ready to use. A Heap must not be copied after
 // first use (go vet reports copies).
 //
 // # Concurrency
 //
-// Queues are not safe for concurrent use. A queue is owned by the
-// goroutine that owns its scheduler, like a *lua.LState; callers that share
-// one must lock around every call, Each included.
+// A Heap is not safe for concurrent use. It is owned by the goroutine that
+// owns its scheduler, like a *lua.LState; callers that share one must lock
+// around every call, Each included.
 package timerq

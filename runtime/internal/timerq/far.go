@@ -31,8 +31,8 @@ const (
 	// farShiftMax bounds the bucket width at 2^50 ns (13 days), so the ring
 	// (2^58 ns) and the bucket ends stay clear of int64 overflow.
 	farShiftMax = 50
-	// farMaxN bounds the ring's entries, so that its chunks' positions
-	// (below farPos0) stay within int32.
+	// farMaxN bounds the ring's entries, so that its chunks' locs (below
+	// farLoc0) stay within int32.
 	farMaxN = 1 << 29
 )
 
@@ -41,10 +41,6 @@ const (
 // an entry twice. A variable, so that tests can run small heaps through the
 // ring.
 var farMin = 4096
-
-// Far positions in the pos table: farPos0 - (chunk*farChunk + offset),
-// below every free ID's position (which is >= -maxLen).
-const farPos0 = -maxLen - 1
 
 type farRing[V any] struct {
 	tail   [farBuckets]int32 // each bucket's newest chunk, -1 when empty
@@ -60,13 +56,6 @@ type farChunkOf[V any] struct {
 	s    [farChunk]slot[V]
 	n    int32 // slots in use, from 0
 	prev int32 // the bucket's older chunk, or the next free one; -1 at the end
-}
-
-func farPos(c int32, off int32) int32 { return farPos0 - (c*farChunk + off) }
-
-func farAt(p int32) (c, off int32) {
-	k := farPos0 - p
-	return k / farChunk, k % farChunk
 }
 
 // farStart turns the ring on, if the heap's spread allows, with buckets
@@ -121,7 +110,7 @@ func (h *Heap[V]) farAdd(e slot[V]) {
 	off := ch.n
 	ch.s[off] = e
 	ch.n++
-	h.pos[e.id] = farPos(t, off)
+	h.pos[e.id] = farLoc(t, off)
 	h.farN++
 }
 
@@ -139,11 +128,11 @@ func (r *farRing[V]) freeChunk(c int32) {
 	r.free = c
 }
 
-// farCut takes the entry at far position p out of its bucket and returns
-// it; the bucket's newest entry fills the hole. The ID is not released.
-func (h *Heap[V]) farCut(p int32) slot[V] {
+// farCut takes the entry at far loc p out of its bucket and returns it; the
+// bucket's newest entry fills the hole. The ID is not released.
+func (h *Heap[V]) farCut(p loc) slot[V] {
 	r := h.far
-	c, off := farAt(p)
+	c, off := p.chunk()
 	e := r.chunks[c].s[off]
 	b := (e.when >> h.farShift) & (farBuckets - 1)
 	t := r.tail[b]
@@ -152,7 +141,7 @@ func (h *Heap[V]) farCut(p int32) slot[V] {
 	if t != c || last != off {
 		m := tc.s[last]
 		r.chunks[c].s[off] = m
-		h.pos[m.id] = farPos(c, off)
+		h.pos[m.id] = farLoc(c, off)
 	}
 	tc.s[last] = slot[V]{}
 	tc.n = last
@@ -210,7 +199,7 @@ func (h *Heap[V]) spill() {
 	clear(a) // scratch: it must not keep the values alive
 	r.spare = a
 	for i := range out {
-		h.pos[out[i].id] = int32(hotPos + 1 + i)
+		h.pos[out[i].id] = runLoc(i)
 	}
 	h.run = run[V]{s: out, live: k}
 }

@@ -19,10 +19,10 @@ type Heap[V any] struct {
 	s      []slot[V]
 	hot    slot[V] // the entry pushed last, while hasHot: see Push
 	hasHot bool
-	pos    []int32 // by ID: where the entry is (see hotPos); <= 0 if free
-	free   int32   // first free ID + 1, 0 when none; a free ID's pos is -(next + 1)
-	run    run[V]  // entries moved out of the heap by SortDue, in key order
-	floor  int     // capacity the slot array never shrinks below
+	pos    []loc  // by ID: where the entry is (loc.go)
+	free   int32  // first free ID + 1, 0 when none (see freeLoc)
+	run    run[V] // entries moved out of the heap by sortDue, in key order
+	floor  int    // capacity the slot array never shrinks below
 
 	// The far ring (far.go): entries re-keyed past farBase wait there, in
 	// buckets, instead of in the heap.
@@ -45,16 +45,13 @@ type slot[V any] struct {
 	id   ID
 }
 
-// Positions in the pos table: 1..maxLen is a heap slot index+1, hotPos the
-// hot entry, above it a run index+hotPos+1 (see sort.go), below farPos0+1 a
-// place in the far ring (see far.go), and from -maxLen to 0 a free ID.
-// maxLen is also the most entries a heap holds.
-const (
-	maxLen = 1<<30 - 1
-	hotPos = maxLen + 1
-)
-
-var _ Queue[int] = (*Heap[int])(nil)
+// ID names a queued entry. The heap hands one out on Push and takes it
+// back when the entry leaves (Pop, Remove, Clear); a later Push may hand out
+// the same ID again. IDs are small non-negative integers, dense from zero,
+// so a caller can index its own tables with them. A caller that keeps an ID
+// past its entry's life pairs it with the entry's seq, which it chose unique,
+// and checks both with Get.
+type ID int32
 
 // NewHeap returns an empty heap with room for capacity entries before it
 // grows. The slot array never shrinks below capacity. NewHeap panics if
@@ -104,8 +101,8 @@ func (h *Heap[V]) Push(when int64, seq uint64, v V) ID {
 	if f := h.free; f > 0 && !h.hasHot {
 		// A free ID and no hot entry to move: no call, no sift.
 		id, pos := ID(f-1), h.pos
-		h.free = -pos[id]
-		pos[id] = hotPos
+		h.free = pos[id].nextFree()
+		pos[id] = hotLoc
 		h.hot, h.hasHot = slot[V]{when, seq, v, id}, true
 		return id
 	}
@@ -118,7 +115,7 @@ func (h *Heap[V]) pushSlow(when int64, seq uint64, v V) ID {
 	var id ID
 	if f := h.free; f > 0 {
 		id = ID(f - 1)
-		h.free = -h.pos[id]
+		h.free = h.pos[id].nextFree()
 	} else {
 		id = h.newID()
 	}
@@ -126,7 +123,7 @@ func (h *Heap[V]) pushSlow(when int64, seq uint64, v V) ID {
 		h.push(h.hot)
 	}
 	h.hot, h.hasHot = slot[V]{when, seq, v, id}, true
-	h.pos[id] = hotPos
+	h.pos[id] = hotLoc
 	return id
 }
 
@@ -181,7 +178,7 @@ func (h *Heap[V]) newID() ID {
 
 // freeID returns id to the free list.
 func (h *Heap[V]) freeID(id ID) {
-	h.pos[id] = -h.free
+	h.pos[id] = freeLoc(h.free)
 	h.free = int32(id) + 1
 }
 
@@ -196,7 +193,7 @@ func (h *Heap[V]) push(e slot[V]) {
 		// Later than its parent, the usual case for a new deadline: no
 		// sift, no call.
 		h.s[i] = e
-		h.pos[e.id] = int32(i + 1)
+		h.pos[e.id] = heapLoc(i)
 		return
 	}
 	h.up(i, e)
@@ -227,46 +224,54 @@ func (h *Heap[V]) Get(id ID) (when int64, seq uint64, v V, ok bool) {
 	return e.when, e.seq, e.v, true
 }
 
-// at returns the entry at position p, nil if p marks a free ID.
-func (h *Heap[V]) at(p int32) *slot[V] {
+// at returns the entry at p, nil if p is a free ID's.
+func (h *Heap[V]) at(p loc) *slot[V] {
 	switch {
-	case p <= farPos0:
-		c, off := farAt(p)
+	case p.inFar():
+		c, off := p.chunk()
 		return &h.far.chunks[c].s[off]
-	case p <= 0:
+	case p.isFree():
 		return nil
-	case p <= maxLen:
-		return &h.s[p-1]
-	case p == hotPos:
+	case p.inHeap():
+		return &h.s[p.heapIndex()]
+	case p == hotLoc:
 		return &h.hot
 	}
-	return &h.run.s[p-hotPos-1]
+	return &h.run.s[p.runIndex()]
 }
 
 // Peek returns the entry with the smallest key, leaving it queued. ok is
 // false, and the other results are zero, if h is empty. It may first take
 // the far ring's next bucket out (see the package doc).
 func (h *Heap[V]) Peek() (id ID, when int64, seq uint64, v V, ok bool) {
-	if !h.hasHot {
-		// Only the heap, or only the run, holds entries outside the ring:
-		// a drain of intervals, say.
-		var e *slot[V]
-		if h.run.live == 0 {
-			if len(h.s) > 0 {
-				e = &h.s[0]
-			}
-		} else if len(h.s) == 0 {
-			e = &h.run.s[h.run.head]
-		}
-		if e != nil && (h.farN == 0 || e.when < h.farBase) {
-			return e.id, e.when, e.seq, e.v, true
-		}
-	}
-	e := h.top()
+	e := h.quickTop()
 	if e == nil {
-		return 0, 0, 0, v, false
+		if e = h.top(); e == nil {
+			return 0, 0, 0, v, false
+		}
 	}
 	return e.id, e.when, e.seq, e.v, true
+}
+
+// quickTop is top for the usual case of a drain of intervals, where only
+// the heap, or only the run, holds entries outside the far ring: it returns
+// the smallest entry without a call, or nil if top must find it.
+func (h *Heap[V]) quickTop() *slot[V] {
+	if h.hasHot {
+		return nil
+	}
+	var e *slot[V]
+	if h.run.live == 0 {
+		if len(h.s) > 0 {
+			e = &h.s[0]
+		}
+	} else if len(h.s) == 0 {
+		e = &h.run.s[h.run.head]
+	}
+	if e != nil && h.farN != 0 && e.when >= h.farBase {
+		return nil
+	}
+	return e
 }
 
 // Pop removes and returns the entry with the smallest key, in O(log n),
@@ -316,8 +321,8 @@ func (h *Heap[V]) remove(id ID, seq uint64, bySeq bool) (v V, ok bool) {
 		return v, false
 	}
 	p := h.pos[id]
-	if uint32(p-1) >= maxLen { // free, hot or in the run
-		if p != hotPos {
+	if !p.inHeap() { // free, hot, in the run or in the far ring
+		if p != hotLoc {
 			return h.removeOther(id, p, seq, bySeq)
 		}
 		// The hot entry: a job cancelled before the next one was
@@ -334,7 +339,7 @@ func (h *Heap[V]) remove(id ID, seq uint64, bySeq bool) (v V, ok bool) {
 		return v, true
 	}
 	s := h.s
-	i := int(p - 1)
+	i := p.heapIndex()
 	e := &s[i]
 	// The parent's key is loaded before the seq check so that its cache
 	// miss overlaps the slot's in a large heap; the root is its own parent.
@@ -373,7 +378,7 @@ func (h *Heap[V]) remove(id ID, seq uint64, bySeq bool) (v V, ok bool) {
 		h.down(i, f)
 	default: // a leaf, the usual case: no sift
 		s[i] = f
-		h.pos[f.id] = int32(i + 1)
+		h.pos[f.id] = heapLoc(i)
 	}
 	if n := len(s); n < cap(s)>>2 || n == 0 {
 		h.afterRemove()
@@ -381,18 +386,18 @@ func (h *Heap[V]) remove(id ID, seq uint64, bySeq bool) (v V, ok bool) {
 	return v, true
 }
 
-// removeOther is remove for an entry in the run or the far ring; p is its
-// position, <= 0 if id is free.
-func (h *Heap[V]) removeOther(id ID, p int32, seq uint64, bySeq bool) (v V, ok bool) {
+// removeOther is remove for an entry in the run or the far ring, at p, or
+// for a free ID.
+func (h *Heap[V]) removeOther(id ID, p loc, seq uint64, bySeq bool) (v V, ok bool) {
 	e := h.at(p)
 	if e == nil || bySeq && e.seq != seq {
 		return v, false
 	}
 	v = e.v
-	if p <= farPos0 {
+	if p.inFar() {
 		h.farCut(p)
 	} else {
-		h.run.remove(int(p - hotPos - 1))
+		h.run.remove(p.runIndex())
 	}
 	h.freeID(id)
 	h.afterRemove()
@@ -410,8 +415,8 @@ func (h *Heap[V]) Update(id ID, when int64, seq uint64) bool {
 		return false
 	}
 	p := h.pos[id]
-	if uint32(p-1) < maxLen { // in the heap, the usual case
-		i := int(p - 1)
+	if p.inHeap() { // the usual case
+		i := p.heapIndex()
 		e := slot[V]{when, seq, h.s[i].v, id}
 		switch {
 		case before(when, seq, h.s[i].when, h.s[i].seq):
@@ -428,11 +433,11 @@ func (h *Heap[V]) Update(id ID, when int64, seq uint64) bool {
 	}
 	var e slot[V]
 	switch {
-	case p <= farPos0:
+	case p.inFar():
 		e = h.farCut(p)
-	case p <= 0:
+	case p.isFree():
 		return false
-	case p == hotPos:
+	case p == hotLoc:
 		// Out of the hot place: a re-keyed entry is not about to be
 		// cancelled, and while one waits beside the heap every Peek
 		// compares it.
@@ -440,7 +445,7 @@ func (h *Heap[V]) Update(id ID, when int64, seq uint64) bool {
 		h.hot, h.hasHot = slot[V]{}, false
 	default:
 		// Out of the sorted run.
-		e.v = h.run.remove(int(p - hotPos - 1))
+		e.v = h.run.remove(p.runIndex())
 	}
 	e = slot[V]{when, seq, e.v, id}
 	if h.farFits(when) {
@@ -566,65 +571,46 @@ func (h *Heap[V]) shrink() {
 
 // up moves the hole at i toward the root until e's key fits, then stores e
 // there. Each entry moved down gets its new position.
-func (h *Heap[V]) up(i int, e slot[V]) {
+func (h *Heap[V]) up(i int, e slot[V]) { h.climb(i, 0, e) }
+
+// climb is up that stops at slot top.
+func (h *Heap[V]) climb(i, top int, e slot[V]) {
 	s, pos := h.s, h.pos
-	for i > 0 {
+	for i > top {
 		p := (i - 1) >> 2
 		ps := &s[p]
 		if !before(e.when, e.seq, ps.when, ps.seq) {
 			break
 		}
 		s[i] = *ps
-		pos[ps.id] = int32(i + 1)
+		pos[ps.id] = heapLoc(i)
 		i = p
 	}
 	s[i] = e
-	pos[e.id] = int32(i + 1)
+	pos[e.id] = heapLoc(i)
 }
 
-// down moves the hole at i toward the leaves, pulling up the smallest
-// child while it sorts before e's key, then stores e there.
-func (h *Heap[V]) down(i int, e slot[V]) {
-	s, pos := h.s, h.pos
-	for {
-		c := 4*i + 1
-		if c >= len(s) {
-			break
-		}
-		m := c
-		if c+3 < len(s) {
-			// Full family: a two-round tournament with the winners picked
-			// by index arithmetic, not branches (which key is smaller is
-			// unpredictable); one bounds check. The last round selects with
-			// a mask, whose latency is shorter than a multiply's.
-			cs := s[c : c+4 : c+4]
-			a := less(cs[1].when, cs[1].seq, cs[0].when, cs[0].seq)
-			b := 2 + less(cs[3].when, cs[3].seq, cs[2].when, cs[2].seq)
-			a ^= (a ^ b) & -less(cs[b&3].when, cs[b&3].seq, cs[a&3].when, cs[a&3].seq)
-			m += int(a & 3)
-		} else {
-			m = minFrom(s, c)
-		}
-		ms := &s[m]
-		if !before(ms.when, ms.seq, e.when, e.seq) {
-			break
-		}
-		s[i] = *ms
-		pos[ms.id] = int32(i + 1)
-		i = m
-	}
-	s[i] = e
-	pos[e.id] = int32(i + 1)
-}
+// down stores e in the hole at i or below it: the hole goes down to a leaf
+// (descend) and e climbs back, never above i. i's parent, if it has one,
+// must sort before or with e, or be outside the part being built.
+func (h *Heap[V]) down(i int, e slot[V]) { h.climb(h.descend(i), i, e) }
 
 // descend moves the hole at i down to a leaf along the smallest children,
 // pulling each one up, and returns the leaf. With up, it places an entry
-// that likely belongs near the leaves (the last slot after a Pop, or an
-// entry re-keyed later): h.up(h.descend(i), e) compares one key per level
-// fewer than down(i, e), and its loop exit is predictable (Floyd's
-// bottom-up sift). e never climbs above i: what is above i sorts before the
-// key e replaces, which sorts before e. descend is a function of its own so
-// that e is not held in registers through the loop.
+// that likely belongs near the leaves (the last slot after a Pop, an entry
+// re-keyed later, the filler of a removal): h.up(h.descend(i), e) compares
+// one key per level fewer than a sift down that compares e at every level,
+// and its loop exit is predictable (Floyd's bottom-up sift). e never climbs
+// above i: what is above i sorts before the key e replaces, which sorts
+// before e. descend is a function of its own so that e is not held in
+// registers through the loop.
+//
+// It is the heap's only selection of the smallest of four children: a
+// two-round tournament with the winners picked by index arithmetic, not
+// branches (which key is smaller is unpredictable); one bounds check. The
+// last round selects with a mask, whose latency is shorter than a
+// multiply's. It is written out here, not in a function of its own, because
+// three key compares are beyond the compiler's inlining budget.
 //
 //go:noinline
 func (h *Heap[V]) descend(i int) int {
@@ -637,7 +623,7 @@ func (h *Heap[V]) descend(i int) int {
 				// A partial family: its children are leaves.
 				m := minFrom(s, c)
 				*hole = s[m]
-				pos[hole.id] = int32(i + 1)
+				pos[hole.id] = heapLoc(i)
 				i = m
 			}
 			return i
@@ -648,7 +634,7 @@ func (h *Heap[V]) descend(i int) int {
 		a ^= (a ^ b) & -less(cs[b&3].when, cs[b&3].seq, cs[a&3].when, cs[a&3].seq)
 		m := &cs[a&3]
 		*hole = *m
-		pos[hole.id] = int32(i + 1)
+		pos[hole.id] = heapLoc(i)
 		hole, i = m, c+int(a&3)
 	}
 }

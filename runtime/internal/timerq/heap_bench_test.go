@@ -22,7 +22,7 @@ import (
 //	                   1 to 60 s with a random phase: a scheduler firing
 //	                   intervals in a long drain, as in scene W1
 //
-// BenchmarkHeap adds drain-sorted/1M: SortDue of all 1M values, then Pop
+// BenchmarkHeap adds drain-sorted/1M: sortDue of all 1M values, then Pop
 // them all (ns/op and ns/pop include the sort).
 //
 // Heap's values are unsafe.Pointer, as in the scheduler, so a slot is 32
@@ -149,7 +149,7 @@ func BenchmarkHeap(b *testing.B) {
 				runtime.GC()
 				b.StartTimer()
 				if sorted {
-					h.SortDue(math.MaxInt64)
+					h.sortDue(math.MaxInt64)
 				}
 				for h.Len() > 0 {
 					h.Pop()

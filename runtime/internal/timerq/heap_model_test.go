@@ -267,7 +267,7 @@ func (hs *harness) clear() {
 	hs.model, hs.free, hs.next = nil, nil, 0
 }
 
-// sortDue checks that SortDue moves exactly the heap's entries due by upTo
+// sortDue checks that sortDue moves exactly the heap's entries due by upTo
 // into the run; the model does not change.
 func (hs *harness) sortDue(upTo int64) {
 	hs.t.Helper()
@@ -285,13 +285,66 @@ func (hs *harness) sortDue(upTo int64) {
 		}
 	}
 	inHeap, inRun := len(notRun()), hs.h.run.len()
-	hs.h.SortDue(upTo)
+	hs.h.sortDue(upTo)
 	if len(notRun()) != inHeap-due || hs.h.run.len() != inRun+due {
-		hs.t.Fatalf("SortDue(%d) of %d due: heap %d -> %d, run %d -> %d", upTo, due, inHeap, len(notRun()), inRun, hs.h.run.len())
+		hs.t.Fatalf("sortDue(%d) of %d due: heap %d -> %d, run %d -> %d", upTo, due, inHeap, len(notRun()), inRun, hs.h.run.len())
 	}
 	for _, e := range notRun() {
 		if e.when <= upTo {
-			hs.t.Fatalf("SortDue(%d) left #%d %d/%d out of the run", upTo, e.id, e.when, e.seq)
+			hs.t.Fatalf("sortDue(%d) left #%d %d/%d out of the run", upTo, e.id, e.when, e.seq)
+		}
+	}
+}
+
+// drain takes every entry due by upTo through a Drain, the way a scheduler
+// fires its due jobs, with the sort policy set to (minLen, shift): each due
+// entry is popped, removed, re-keyed past upTo (an interval), or, one time
+// in four, taken while a new due entry is pushed (a job scheduling work
+// inside the window). Peek must give the model's smallest due entry, and
+// once the drain has taken the policy's share, the heap and the hot entry
+// must hold nothing due: it sorted them into the run.
+func (hs *harness) drain(upTo int64, minLen, shift int, seed uint64) {
+	hs.t.Helper()
+	defer SetSortPolicy(minLen, shift)()
+	sortAt := -1
+	if n := hs.h.Len(); n >= minLen {
+		sortAt = n >> shift
+	}
+	d := hs.h.Drain(upTo)
+	for k := 0; ; k++ {
+		id, when, seq, v, ok := d.Peek()
+		if len(hs.model) == 0 || hs.model[0].when > upTo {
+			if ok || id != 0 || when != 0 || seq != 0 || v != nil {
+				hs.t.Fatalf("Drain(%d).Peek() = #%d %d/%d %v %v, nothing is due", upTo, id, when, seq, v, ok)
+			}
+			return
+		}
+		j := hs.takeTop(fmt.Sprintf("Drain(%d).Peek", upTo), id, when, seq, v, ok)
+		if k == sortAt {
+			if hs.h.hasHot && hs.h.hot.when <= upTo {
+				hs.t.Fatalf("Drain(%d) took %d of %d: the hot entry is due and not sorted", upTo, k, sortAt)
+			}
+			for _, e := range hs.h.s {
+				if e.when <= upTo {
+					hs.t.Fatalf("Drain(%d) took %d of %d: #%d %d/%d is due and still in the heap", upTo, k, sortAt, e.id, e.when, e.seq)
+				}
+			}
+		}
+		switch (seed + uint64(k)) % 4 {
+		case 0:
+			hs.pop()
+		case 1:
+			hs.remove(id)
+		case 2:
+			if upTo < math.MaxInt64 {
+				hs.update(id, upTo+1+int64(seed%1000), seq)
+			} else {
+				hs.delete(j)
+				hs.h.Pop()
+			}
+		case 3:
+			hs.pop()
+			hs.push(when, seq^seed)
 		}
 	}
 }
@@ -364,7 +417,7 @@ func checkHeap[V comparable](t tb, h *Heap[V]) {
 	s := h.s
 	for i, e := range s {
 		mark(e.id, "slot", i)
-		if p := h.pos[e.id]; p != int32(i+1) {
+		if p := h.pos[e.id]; p != heapLoc(i) {
 			t.Fatalf("slot %d holds #%d, whose pos is %d", i, e.id, p)
 		}
 		if p := (i - 1) / 4; i > 0 && before(e.when, e.seq, s[p].when, s[p].seq) {
@@ -379,7 +432,7 @@ func checkHeap[V comparable](t tb, h *Heap[V]) {
 
 	if h.hasHot {
 		mark(h.hot.id, "the hot entry", -1)
-		if p := h.pos[h.hot.id]; p != hotPos {
+		if p := h.pos[h.hot.id]; p != hotLoc {
 			t.Fatalf("the hot entry is #%d, whose pos is %d", h.hot.id, p)
 		}
 	} else if h.hot != (slot[V]{}) {
@@ -408,7 +461,7 @@ func checkHeap[V comparable](t tb, h *Heap[V]) {
 		}
 		live++
 		mark(e.id, "run slot", i)
-		if p := h.pos[e.id]; p != int32(hotPos+1+i) {
+		if p := h.pos[e.id]; p != runLoc(i) {
 			t.Fatalf("run slot %d holds #%d, whose pos is %d", i, e.id, p)
 		}
 		if prev != nil && before(e.when, e.seq, prev.when, prev.seq) {
@@ -432,7 +485,7 @@ func checkHeap[V comparable](t tb, h *Heap[V]) {
 		return
 	}
 	free := 0
-	for f := h.free; f != 0; f = -h.pos[f-1] {
+	for f := h.free; f != 0; f = h.pos[f-1].nextFree() {
 		id := ID(f - 1)
 		if id < 0 || int(id) >= len(h.pos) {
 			t.Fatalf("free list reaches #%d, outside the ID table of %d", id, len(h.pos))
@@ -440,7 +493,7 @@ func checkHeap[V comparable](t tb, h *Heap[V]) {
 		if seen[id] {
 			t.Fatalf("#%d is on the free list but queued, or on it twice", id)
 		}
-		if h.pos[id] > 0 {
+		if !h.pos[id].isFree() {
 			t.Fatalf("free #%d has pos %d", id, h.pos[id])
 		}
 		seen[id] = true
@@ -513,6 +566,14 @@ func TestHeapModel(t *testing.T) {
 				}
 				hs.sortDue(upTo)
 			},
+			"drain": func(rt *rapid.T) {
+				upTo := when.Draw(rt, "upTo")
+				if len(hs.model) > 0 && rapid.Bool().Draw(rt, "split") {
+					upTo = hs.model[rapid.IntRange(0, len(hs.model)-1).Draw(rt, "at")].when
+				}
+				minLen := rapid.SampledFrom([]int{0, 1, 64, sortMin}).Draw(rt, "minLen")
+				hs.drain(upTo, minLen, rapid.IntRange(0, 4).Draw(rt, "shift"), rapid.Uint64().Draw(rt, "seed"))
+			},
 			"": func(rt *rapid.T) { hs.check() },
 		})
 	})
@@ -562,7 +623,12 @@ func FuzzHeap(f *testing.F) {
 					hs.removeSeq(id, seq)
 				}
 			case 8:
-				hs.sortDue(when)
+				if data[2]&4 == 0 {
+					hs.sortDue(when)
+				} else {
+					// A drain: the seq byte's upper bits pick the policy.
+					hs.drain(when, int(data[2]>>5), int(data[2]>>3&3), uint64(data[0]))
+				}
 			case 9:
 				// At most fuzzMaxQueued entries: each step checks the whole
 				// model, and a fuzzed input of many bulk pushes would
@@ -626,7 +692,7 @@ func checkFar[V comparable](t tb, h *Heap[V], mark func(ID, string, int)) {
 				}
 				count++
 				mark(e.id, "far bucket", b)
-				if p := h.pos[e.id]; p != farPos(c, int32(i)) {
+				if p := h.pos[e.id]; p != farLoc(c, int32(i)) {
 					t.Fatalf("far #%d in chunk %d slot %d has pos %d", e.id, c, i, p)
 				}
 				if e.when < h.farBase || uint64(e.when)-uint64(h.farBase) >= farBuckets*w || e.when > h.farMax {
@@ -660,7 +726,7 @@ func checkFar[V comparable](t tb, h *Heap[V], mark func(ID, string, int)) {
 // TestFarRingModel drives the far ring through the harness the way a
 // scheduler's drain of intervals does, and then through every operation on
 // the entries it holds: re-keys of the top into the ring, removes, updates
-// into, within and out of the ring, SortDue beside it, and pops to empty.
+// into, within and out of the ring, sortDue beside it, and pops to empty.
 func TestFarRingModel(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {

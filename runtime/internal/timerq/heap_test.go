@@ -18,8 +18,6 @@ type item struct {
 	name string
 }
 
-var _ Queue[*item] = (*Heap[*item])(nil)
-
 // world is what the steps of one test share: the heap, and the ID each
 // name was given by its latest Push (it may have gone stale since).
 type world struct {
@@ -139,10 +137,10 @@ func clearAll() op {
 	}
 }
 
-// sortDue calls SortDue, then reports split.
+// sortDue calls Heap.sortDue, then reports split.
 func sortDue(upTo int64) op {
 	return func(w *world) string {
-		w.h.SortDue(upTo)
+		w.h.sortDue(upTo)
 		return split()(w)
 	}
 }
@@ -353,7 +351,7 @@ func TestHeapSteps(t *testing.T) {
 			{do: pop(), want: "#0 c 3/0"},
 		}},
 
-		// SortDue moves entries into the sorted run; nothing observable
+		// sortDue moves entries into the sorted run; nothing observable
 		// changes.
 		{"sort due moves the entries due by upTo, inclusive", []step{
 			{do: push("c", 30, 0), want: "#0"},
@@ -511,7 +509,7 @@ var sortCases = []sortCase{
 	{"tight clusters", func(r *rand.Rand, _ int) int64 { return r.Int64N(4)<<40 + r.Int64N(64) }},
 }
 
-// TestSortDue: after SortDue, Pop returns every entry in key order, with
+// TestSortDue: after sortDue, Pop returns every entry in key order, with
 // equal whens ordered by seq, whether the run was sorted by comparison
 // (16 entries or fewer: an insertion sort) or by radix, and however it
 // splits the queue.
@@ -556,10 +554,10 @@ func TestSortDue(t *testing.T) {
 							}
 						}
 					}
-					h.SortDue(upTo)
+					h.sortDue(upTo)
 					checkHeap(t, &h)
 					if h.run.len() != due || h.Len() != n {
-						t.Fatalf("SortDue(%d): run %d, len %d; want %d, %d", upTo, h.run.len(), h.Len(), due, n)
+						t.Fatalf("sortDue(%d): run %d, len %d; want %d, %d", upTo, h.run.len(), h.Len(), due, n)
 					}
 					for i, e := range want {
 						id, when, seq, v, ok := h.Pop()
@@ -688,9 +686,9 @@ func TestEach(t *testing.T) {
 	for i := range ids {
 		ids[i] = h.Push(int64(9-i), uint64(i), &item{name: fmt.Sprint(i)})
 	}
-	h.SortDue(4) // half in the run, half in the heap
+	h.sortDue(4) // half in the run, half in the heap
 	if h.run.len() != 5 {
-		t.Fatalf("SortDue(4) moved %d entries, want 5", h.run.len())
+		t.Fatalf("sortDue(4) moved %d entries, want 5", h.run.len())
 	}
 	ids = append(ids, h.Push(-1, 10, &item{name: "10"})) // the hot entry
 	seen := map[string]string{}
@@ -729,7 +727,7 @@ func TestEachMutating(t *testing.T) {
 	for i := range 100 {
 		h.Push(int64(i), 0, &item{name: fmt.Sprint(i)})
 	}
-	h.SortDue(24) // fn pops the run's 25 entries, then the heap's under Each
+	h.sortDue(24) // fn pops the run's 25 entries, then the heap's under Each
 	calls := 0
 	h.Each(func(id ID, when int64, seq uint64, v *item) bool {
 		calls++
@@ -784,7 +782,7 @@ func TestMemoryFollowsPendingWork(t *testing.T) {
 		for i := range n {
 			h.Push(int64(i), 0, &item{})
 		}
-		h.SortDue(maxI64)
+		h.sortDue(maxI64)
 		for h.Len() > 0 {
 			h.Pop()
 		}
@@ -826,30 +824,30 @@ func TestReleasesValues(t *testing.T) {
 		{"pop", 0, func(h *Heap[*item], _ ID) { h.Pop() }},
 		{"clear", 0, func(h *Heap[*item], _ ID) { h.Clear() }},
 		{"pop from a run", 0, func(h *Heap[*item], _ ID) {
-			h.SortDue(maxI64)
+			h.sortDue(maxI64)
 			h.Pop()
 		}},
 		{"pop from a run, rest in the heap", 0, func(h *Heap[*item], _ ID) {
-			h.SortDue(50)
+			h.sortDue(50)
 			h.Pop()
 		}},
 		{"pop from a radix-sorted run", 300, func(h *Heap[*item], _ ID) {
-			h.SortDue(maxI64)
+			h.sortDue(maxI64)
 			for range 301 {
 				h.Pop()
 			}
 		}},
 		{"remove from a run", 0, func(h *Heap[*item], x ID) {
-			h.SortDue(maxI64)
+			h.sortDue(maxI64)
 			h.Remove(x)
 		}},
 		{"update out of a run, then remove", 0, func(h *Heap[*item], x ID) {
-			h.SortDue(maxI64)
+			h.sortDue(maxI64)
 			h.Update(x, 200, 0)
 			h.Remove(x)
 		}},
 		{"clear a run", 0, func(h *Heap[*item], _ ID) {
-			h.SortDue(maxI64)
+			h.sortDue(maxI64)
 			h.Clear()
 		}},
 	} {
@@ -920,7 +918,7 @@ func TestZeroAllocs(t *testing.T) {
 	for i := range 4 * n {
 		r.Push(int64(i*7919%n), uint64(i), &items[i%n])
 	}
-	r.SortDue(maxI64)
+	r.sortDue(maxI64)
 	for range 10 { // the emptied slot array shrinks to its floor first
 		r.Pop()
 	}

@@ -7,7 +7,7 @@ import (
 	"slices"
 )
 
-// run holds the entries SortDue took out of the heap, sorted by key. Taken
+// run holds the entries sortDue took out of the heap, sorted by key. Taken
 // and removed entries leave a dead slot (id -1) behind; head skips them.
 // Popping from a run is a read of the next slot instead of a sift through
 // a heap that no longer fits in cache.
@@ -34,20 +34,20 @@ func (r *run[V]) remove(i int) V {
 	return v
 }
 
-// SortDue moves every entry with when <= upTo out of the heap into a
+// sortDue moves every entry with when <= upTo out of the heap into a
 // sorted run, in O(n + k) for n queued and k moved: one pass splits the
 // slot array, a radix sort orders the k moved entries, and the heap is
 // rebuilt from the rest. It changes no observable behaviour: IDs, keys,
 // Peek and Pop order stay the same, and Push, Remove and Update work on
 // entries in the run too (an updated entry goes back into the heap).
 //
-// It pays when most of a large heap is about to be popped, as a scheduler
-// draining a long advance does: each later Pop of a moved entry reads the
+// It pays when most of a large heap is about to be popped, as in a long
+// Drain, which calls it: each later Pop of a moved entry reads the
 // next slot of the run instead of sifting through a heap whose slots miss
 // the cache at every level. The run is one new array of k slots; the slot
 // array's vacated part serves as the sort's scratch space, and the run is
 // released once it empties.
-func (h *Heap[V]) SortDue(upTo int64) {
+func (h *Heap[V]) sortDue(upTo int64) {
 	if h.hasHot {
 		h.push(h.hot)
 		h.hot, h.hasHot = slot[V]{}, false
@@ -86,7 +86,7 @@ func (h *Heap[V]) SortDue(upTo int64) {
 		r = merged
 	}
 	for i := range r {
-		h.pos[r[i].id] = int32(hotPos + 1 + i)
+		h.pos[r[i].id] = runLoc(i)
 	}
 	h.run = run[V]{s: r, live: len(r)}
 
@@ -102,7 +102,7 @@ func (h *Heap[V]) SortDue(upTo int64) {
 		clear(due)
 	}
 	for i := range h.s {
-		h.pos[h.s[i].id] = int32(i + 1)
+		h.pos[h.s[i].id] = heapLoc(i)
 	}
 	// Floyd's heap construction: sift down every parent, last first.
 	for i := (k - 2) >> 2; i >= 0; i-- {

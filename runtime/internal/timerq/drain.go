@@ -1,0 +1,68 @@
+package timerq
+
+// A drain that starts over at least sortMin entries sorts what is still due
+// (sortDue) once it has taken 1/2^sortAfterShift of them: such a drain is
+// likely to take much more, and a pop from the sorted run costs a few ns
+// where a sift through a heap that misses the cache costs hundreds. Below
+// sortMin the heap fits in cache and sorting does not pay. They are
+// variables so that tests can send small drains down this path.
+var (
+	sortAfterShift = 7
+	sortMin        = 1 << 15
+)
+
+// SetSortPolicy makes drains that start over at least minLen entries sort
+// what is still due once 1/2^shift of them have been taken, and returns a
+// func restoring the policy it replaced. It is for tests, which use it to
+// run small drains through the sorted run; it must not be called while a
+// drain runs.
+func SetSortPolicy(minLen, shift int) (restore func()) {
+	m, sh := sortMin, sortAfterShift
+	sortMin, sortAfterShift = minLen, shift
+	return func() { sortMin, sortAfterShift = m, sh }
+}
+
+// Drain is a pass over the entries due by a deadline, smallest key first,
+// for a caller that takes each one out (Pop, Remove, or Update to a later
+// key) before it asks for the next, as a scheduler firing its due jobs
+// does. The heap decides on the way whether sorting what is due pays (see
+// the package doc); nothing observable changes when it does.
+type Drain[V any] struct {
+	h      *Heap[V]
+	upTo   int64
+	sortIn int // due entries to go before the sort; negative once done or when none is planned
+}
+
+// Drain starts a pass over the entries with when <= upTo. Entries pushed
+// or re-keyed during the pass take part in it if they are due by upTo.
+func (h *Heap[V]) Drain(upTo int64) Drain[V] {
+	d := Drain[V]{h: h, upTo: upTo, sortIn: -1}
+	if n := h.Len(); n >= sortMin {
+		d.sortIn = n >> sortAfterShift
+	}
+	return d
+}
+
+// Peek returns the entry with the smallest key if it is due (when <=
+// upTo), leaving it queued. ok is false, and the other results are zero,
+// if nothing queued is due. Like Heap.Peek, it may first take the far
+// ring's next bucket out; once the drain has taken its share, it sorts
+// what is still due into the run.
+func (d *Drain[V]) Peek() (id ID, when int64, seq uint64, v V, ok bool) {
+	h := d.h
+	e := h.quickTop()
+	if e == nil {
+		if e = h.top(); e == nil {
+			return 0, 0, 0, v, false
+		}
+	}
+	if e.when > d.upTo {
+		return 0, 0, 0, v, false
+	}
+	id, when, seq, v = e.id, e.when, e.seq, e.v
+	if d.sortIn == 0 {
+		h.sortDue(d.upTo) // e moves; what it held is copied out
+	}
+	d.sortIn--
+	return id, when, seq, v, true
+}
