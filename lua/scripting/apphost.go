@@ -14,7 +14,7 @@ import (
 // into a state of your own with PreloadHostModules:
 //
 //	h := hostservices.New(temporal.System())
-//	L := lua.NewState(lua.Options{Modules: lua.HostModules(h, cancel)})
+//	L := scripting.NewState(scripting.Options{Modules: scripting.HostModules(h, cancel)})
 //	... each frame: h.UpdateBy(dt)
 //
 // require "app-host" gives { scheduler = <h as a Lua object>, quit = fn }.
