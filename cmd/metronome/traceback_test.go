@@ -88,3 +88,14 @@ func tracebackEndsWith(t *testing.T, out, last string) {
 		t.Errorf("traceback does not end with %q:\n%s", last, out)
 	}
 }
+
+// A message that carries a traceback of its own (a nested error caught and
+// raised again with more text) is printed as it is; the line after it then
+// names the job that failed, since the traceback's last line does not.
+func TestRethrownNestedErrorNamesTheJob(t *testing.T) {
+	const script = "testdata/traceback/rethrow.lua"
+	code, _, errOut := cli(t, t.Context(), "run", script)
+	if want := "\t[job] once #1 scheduled at " + script + ":6 (rethrown)\n(in once #1 scheduled at " + script + ":7, at 1s of virtual time)\n"; code != 1 || !strings.HasSuffix(errOut, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant it to end:\n%s", code, errOut, want)
+	}
+}
