@@ -118,7 +118,7 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e))
 // a traceback, printed as they are.
 type scriptError struct {
 	msg, traceback string
-	context        string // a last line: which job or facet, when (run's loop)
+	context        string // a last line: when, in run's loop
 }
 
 func (e *scriptError) Error() string {

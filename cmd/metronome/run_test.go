@@ -142,18 +142,23 @@ func TestRunNothingPendingEndsQuietly(t *testing.T) {
 }
 
 func TestRunJobAndFacetErrors(t *testing.T) {
-	code, out, errOut := cli(t, t.Context(), "run", "testdata/job_error.lua")
-	want := "testdata/job_error.lua:6: boom: from a job\nstack traceback:\n\t[G]: in function 'error'\n\ttestdata/job_error.lua:6: in function 'explode'\n"
-	if code != 1 || out != "" || !strings.HasPrefix(errOut, want) ||
-		!strings.HasSuffix(errOut, "\n(in once #1 scheduled at testdata/job_error.lua:9, at 1.5s)\n") {
-		t.Errorf("job error: exit %d, stdout %q, stderr:\n%s", code, out, errOut)
-	}
-	code, out, errOut = cli(t, t.Context(), "run", "testdata/facet_error.lua")
-	if code != 1 || out != "frame\t1\t16.667\nframe\t2\t16.667\nframe\t3\t16.667\n" ||
-		!strings.HasPrefix(errOut, "testdata/facet_error.lua:7: physics exploded\nstack traceback:\n") ||
-		!strings.HasSuffix(errOut, "\n(in facet \"physics\", at 0.050001s)\n") {
-		t.Errorf("facet error: exit %d, stdout %q, stderr:\n%s", code, out, errOut)
-	}
+	// The traceback's last line names the job or facet; the line after it
+	// says when.
+	exact(t, []string{"run", "testdata/job_error.lua"}, 1, "",
+		"testdata/job_error.lua:6: boom: from a job\n"+
+			"stack traceback:\n"+
+			"\t[G]: in function 'error'\n"+
+			"\ttestdata/job_error.lua:6: in function 'explode'\n"+
+			"\ttestdata/job_error.lua:9: in function <testdata/job_error.lua:9>\n"+
+			"\t[job] once #1 scheduled at testdata/job_error.lua:9\n"+
+			"(at 1.5s of virtual time)\n")
+	exact(t, []string{"run", "testdata/facet_error.lua"}, 1, "frame\t1\t16.667\nframe\t2\t16.667\nframe\t3\t16.667\n",
+		"testdata/facet_error.lua:7: physics exploded\n"+
+			"stack traceback:\n"+
+			"\t[G]: in function 'error'\n"+
+			"\ttestdata/facet_error.lua:7: in function <testdata/facet_error.lua:4>\n"+
+			"\t[facet] \"physics\"\n"+
+			"(at 0.050001s of virtual time)\n")
 }
 
 const traceJobsWant = `0.00025s  once  #4  testdata/trace.lua:16

@@ -95,18 +95,22 @@ func (s *session) drive(ctx context.Context) error {
 		return s.jobError(err)
 	}
 	pending := s.pendingSummary()
-	at := s.elapsed().DecimalSeconds()
+	switch s.runner.Stopped() {
+	case hostservices.StopPaused:
+		fmt.Fprintf(s.o.Stderr, "metronome run: the host is paused at %s and nothing can resume it; stopping with %s\n", s.when(), pending)
+	case hostservices.StopUntil:
+		fmt.Fprintf(s.o.Stderr, "metronome run: stopped at --until %s (%s) with %s\n", s.o.UntilText, s.when(), pending)
+	}
+	return nil
+}
+
+// when says how far the run is: "1.5s of virtual time".
+func (s *session) when() string {
 	clock := "virtual time"
 	if s.o.Realtime {
 		clock = "wall time"
 	}
-	switch s.runner.Stopped() {
-	case hostservices.StopPaused:
-		fmt.Fprintf(s.o.Stderr, "metronome run: the host is paused at %s of %s and nothing can resume it; stopping with %s\n", at, clock, pending)
-	case hostservices.StopUntil:
-		fmt.Fprintf(s.o.Stderr, "metronome run: stopped at --until %s (%s of %s) with %s\n", s.o.UntilText, at, clock, pending)
-	}
-	return nil
+	return s.elapsed().DecimalSeconds() + " of " + clock
 }
 
 func (s *session) pendingSummary() string {
@@ -121,28 +125,27 @@ func (s *session) pendingSummary() string {
 }
 
 // jobError turns an error out of a frame into what run prints: a Lua error
-// as "file:line: message", its traceback, and which job or facet raised it
-// at what time.
+// as "file:line: message", its traceback, whose last line names the job or
+// facet that raised it, and the time. The job or facet is named again only
+// when what is printed does not end with that line (a message that carries
+// a traceback of its own).
 func (s *session) jobError(err error) error {
-	var api *lua.ApiError
-	if !errors.As(err, &api) {
-		return err
-	}
 	e, ok := luaError(s.L, err).(*scriptError)
 	if !ok {
 		return err
+	}
+	tb, _ := scripting.Traceback(err)
+	if strings.HasSuffix(e.Error(), tb[strings.LastIndexByte(tb, '\n')+1:]) {
+		e.context = "(at " + s.when() + ")"
+		return e
 	}
 	var je *sched.JobError
 	var fe *hostservices.FacetError
 	switch {
 	case errors.As(err, &je):
-		in := fmt.Sprintf("%s #%d", je.Kind, je.ID)
-		if je.Label != "" {
-			in += " scheduled at " + je.Label
-		}
-		e.context = fmt.Sprintf("(in %s, at %s)", in, s.elapsed().DecimalSeconds())
+		e.context = "(in " + je.Job.String() + ", at " + s.when() + ")"
 	case errors.As(err, &fe):
-		e.context = fmt.Sprintf("(in facet %q, at %s)", fe.Name, s.elapsed().DecimalSeconds())
+		e.context = fmt.Sprintf("(in facet %q, at %s)", fe.Name, s.when())
 	}
 	return e
 }

@@ -638,7 +638,7 @@ func layoutLanes(r *recorder, a *axis) (lanes []lane, hidden, hiddenCount int) {
 		return cmp.Compare(x.ID, y.ID)
 	})
 	for _, l := range jobs {
-		label := fmt.Sprintf("%s #%d", l.Kind, l.ID)
+		label := sched.Job{ID: l.ID, Kind: l.Kind}.String()
 		if l.Label != "" {
 			label += "  " + l.Label
 		}

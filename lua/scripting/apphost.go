@@ -14,7 +14,7 @@ import (
 // into a state of your own with PreloadHostModules:
 //
 //	h := hostservices.New(temporal.System())
-//	L := lua.NewState(lua.Options{Modules: lua.HostModules(h, cancel)})
+//	L := scripting.NewState(scripting.Options{Modules: scripting.HostModules(h, cancel)})
 //	... each frame: h.UpdateBy(dt)
 //
 // require "app-host" gives { scheduler = <h as a Lua object>, quit = fn }.
@@ -80,30 +80,27 @@ func makeScheduler(L *lua.LState) int {
 
 // The host object.
 
-const hostMeta = "metronome.app-host"
+// hostType names a host object to scripts and its metatable in the
+// registry.
+const hostType = "app-host scheduler"
 
 type luaHost struct {
 	h    *hostservices.Host
 	jobs jobCache
 }
 
-func (*luaHost) luaTypeName() string { return "app-host scheduler" }
+func (*luaHost) luaTypeName() string { return hostType }
 
 func newHostValue(L *lua.LState, h *hostservices.Host) *lua.LUserData {
 	ud := L.NewUserData()
 	ud.Value = &luaHost{h: h}
-	L.SetMetatable(ud, hostMetatable(L))
+	L.SetMetatable(ud, typeMetatable(L, hostType, buildHostMeta))
 	return ud
 }
 
-func hostMetatable(L *lua.LState) *lua.LTable {
-	reg := L.Get(lua.RegistryIndex).(*lua.LTable)
-	if mt, ok := reg.RawGetString(hostMeta).(*lua.LTable); ok {
-		return mt
-	}
+func buildHostMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
 	setFuncs(L, methods, hostMethods)
-	mt := L.NewTable()
 	mt.RawSetString("__index", methods)
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		h := checkHost(L, "tostring")
@@ -115,8 +112,6 @@ func hostMetatable(L *lua.LState) *lua.LTable {
 			h.Now(), state, h.Jobs().Count(), len(h.Facets()))))
 		return 1
 	}))
-	reg.RawSetString(hostMeta, mt)
-	return mt
 }
 
 func checkHost(L *lua.LState, fn string) *hostservices.Host { return checkLuaHost(L, fn).h }

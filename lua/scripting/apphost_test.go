@@ -158,3 +158,43 @@ func luaStrings(v lua.LValue) []string {
 	tbl.ForEach(func(_, v lua.LValue) { out = append(out, v.String()) })
 	return out
 }
+
+// Each userdata's metatable is the one the registry holds under its type's
+// name, made on first use; a duration made in Go before the module is
+// loaded compares with the script's own, since the temporal metatables
+// share their operators.
+func TestTypeMetatablesAreRegisteredUnderTheTypeNames(t *testing.T) {
+	h := hostservices.New(temporal.Fixed(hostEpoch))
+	L := NewState(Options{Modules: HostModules(h, nil)})
+	defer L.Close()
+	early := newDuration(L, temporal.Second)
+	L.SetGlobal("early", early)
+	if err := L.DoString(`
+		T = require "temporal"
+		local s = require("runtime-scheduler").create{ clock = T.clock.fixed(T.instant.parse("2000-01-01T00:00:00Z")) }
+		local tm = require "runtime-timers"
+		values = {
+			["Temporal.duration"] = T.duration{ seconds = 1 },
+			["Temporal.instant"] = T.instant.parse("2000-01-01T00:00:00Z"),
+			["Temporal.clock"] = T.clock.system(),
+			["Temporal.recurrence-set"] = T["recurrence-set"]{ dtstart = "2000-01-01T09:00:00", rrule = "FREQ=DAILY" },
+			["runtime-scheduler"] = s,
+			["runtime-scheduler handle"] = s:schedule_once{ delay = T.duration{}, callback = function() end },
+			["app-host scheduler"] = require("app-host").scheduler,
+			["runtime-timers Debouncer"] = tm.Debouncer{ delay_ms = 1, callback = function() end },
+		}
+		assert(early == T.duration{ seconds = 1 } and early < T.duration{ seconds = 2 })
+	`); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	L.GetGlobal("values").(*lua.LTable).ForEach(func(k, v lua.LValue) {
+		n++
+		if mt := v.(*lua.LUserData).Metatable; mt != L.GetTypeMetatable(k.String()) {
+			t.Errorf("%s: metatable %v, registry holds %v", k, mt, L.GetTypeMetatable(k.String()))
+		}
+	})
+	if n != 8 {
+		t.Fatalf("%d values", n)
+	}
+}

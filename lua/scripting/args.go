@@ -250,26 +250,35 @@ func kebab(s string) string {
 	return strings.ReplaceAll(s, "_", "-")
 }
 
-const recordMetaKey = "metronome.record"
+// typeMetatable returns L's metatable of the type named name, made by
+// build on first use and kept in L's registry under that name, where
+// gopher-lua's NewTypeMetatable keeps it. build is a top-level function, so
+// a warm call allocates nothing.
+func typeMetatable(L *lua.LState, name string, build func(L *lua.LState, mt *lua.LTable)) *lua.LTable {
+	if mt, ok := L.GetTypeMetatable(name).(*lua.LTable); ok {
+		return mt
+	}
+	mt := L.NewTypeMetatable(name)
+	build(L, mt)
+	return mt
+}
 
 // newRecord makes a table with canonical (kebab-case) keys whose snake_case
 // spellings also read, through a shared metatable; pairs shows only the
 // canonical keys.
 func newRecord(L *lua.LState, size int) *lua.LTable {
 	t := L.CreateTable(0, size)
-	mt, ok := L.GetField(L.Get(lua.RegistryIndex), recordMetaKey).(*lua.LTable)
-	if !ok {
-		mt = L.NewTable()
-		mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-			k, ok := L.Get(2).(lua.LString)
-			if !ok {
-				return 0
-			}
-			L.Push(L.CheckTable(1).RawGetString(kebab(string(k))))
-			return 1
-		}))
-		L.SetField(L.Get(lua.RegistryIndex), recordMetaKey, mt)
-	}
-	L.SetMetatable(t, mt)
+	L.SetMetatable(t, typeMetatable(L, "metronome.record", buildRecordMeta))
 	return t
+}
+
+func buildRecordMeta(L *lua.LState, mt *lua.LTable) {
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		k, ok := L.Get(2).(lua.LString)
+		if !ok {
+			return 0
+		}
+		L.Push(L.CheckTable(1).RawGetString(kebab(string(k))))
+		return 1
+	}))
 }

@@ -91,7 +91,7 @@ func raiseError(L *lua.LState, c luaCall, err error) {
 	)
 	switch {
 	case isScriptError(err):
-		raiseValue(L, scriptErrorValue(err))
+		raiseValue(L, scriptErrorValue(L, err))
 	case errors.As(err, &oe):
 		fn, key := luaName(luaFuncs, oe.Method), luaName(luaParams, oe.Param)
 		switch {
@@ -151,7 +151,11 @@ func isScriptError(err error) bool {
 // script's callback (a job's or a facet's, as a host's Update returns it):
 // the callback's frames from where it raised the error, ending with a line
 // that names the job or facet, such as "\t[job] every #3 scheduled at
-// f.lua:12". ok is false for any other error.
+// f.lua:12". When the error came out of a callback that another scheduler
+// ran inside this one (its advance called from this callback), the
+// traceback starts with that callback's frames and job, then goes on with
+// this one's: one traceback, the whole way out. ok is false for any other
+// error.
 func Traceback(err error) (traceback string, ok bool) {
 	var api *lua.ApiError
 	if !errors.As(err, &api) {
@@ -184,14 +188,18 @@ func callbackName(err error) string {
 // scriptErrorValue is the Lua value a binding raises for a callback's
 // error: an error object (a table, say) as it is, a message with the
 // callback's traceback appended, so that it carries one traceback.
-func scriptErrorValue(err error) lua.LValue {
+func scriptErrorValue(L *lua.LState, err error) lua.LValue {
 	var api *lua.ApiError
 	errors.As(err, &api)
 	if _, isStr := api.Object.(lua.LString); !isStr && api.Object != lua.LNil {
 		return api.Object
 	}
 	tb, _ := Traceback(err)
-	return lua.LString(api.Object.String() + "\n" + tb)
+	msg := api.Object.String()
+	v := msg + "\n" + tb
+	c := callbacksOf(L)
+	c.raised, c.raisedMsg = v, len(msg)
+	return lua.LString(v)
 }
 
 // flushError is the error of a Debouncer's callback run by flush.
@@ -209,6 +217,12 @@ func (e *flushError) Unwrap() error { return e.err }
 type callbacks struct {
 	handler *lua.LFunction
 	fn      *lua.LFunction // the callback running now (innermost)
+
+	// The last message with a traceback scriptErrorValue made, and the
+	// length of its message: a callback that lets it through continues
+	// that traceback rather than adding one.
+	raised    string
+	raisedMsg int
 }
 
 const callbacksKey = "metronome.callbacks"
@@ -243,11 +257,20 @@ func (c *callbacks) call(L *lua.LState, f *lua.LFunction, nargs int) error {
 		if ud, ok := api.Object.(*lua.LUserData); ok {
 			if r, ok := ud.Value.(*raised); ok {
 				api.Object, api.StackTrace = r.value, r.traceback
+				if s, ok := r.value.(lua.LString); ok && c.raised != "" && string(s) == c.raised {
+					// A nested callback's error, raised by the advance
+					// this callback called: its traceback goes on with
+					// this callback's frames, under one heading.
+					api.Object = lua.LString(c.raised[:c.raisedMsg])
+					api.StackTrace = c.raised[c.raisedMsg+1:] + strings.TrimPrefix(r.traceback, tracebackHeading)
+				}
 			}
 		}
 	}
 	return err
 }
+
+const tracebackHeading = "stack traceback:"
 
 // raised carries an error and its traceback from the message handler to
 // call.
@@ -261,7 +284,7 @@ type raised struct {
 // Go function), and returns the error with them.
 func (c *callbacks) handle(L *lua.LState) int {
 	var b strings.Builder
-	b.WriteString("stack traceback:")
+	b.WriteString(tracebackHeading)
 	for level := 1; ; level++ {
 		dbg, ok := L.GetStack(level)
 		if !ok {

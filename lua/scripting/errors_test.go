@@ -156,21 +156,12 @@ func pcallMessage(t *testing.T, L *lua.LState, src string) string {
 // job; not the frames of a main chunk that has returned.
 func TestCallbackErrorHasOneTracebackEndingWithTheJob(t *testing.T) {
 	h := hostservices.New(temporal.Fixed(hostEpoch))
-	L := NewState(Options{Modules: HostModules(h, nil)})
-	defer L.Close()
-	src := "local hs = require(\"app-host\").scheduler\n" +
-		"local function explode() error(\"boom\") end\n" +
-		"hs:schedule_every{ interval = require(\"temporal\").duration{ milliseconds = 10 }, callback = function() explode() end }\n"
-	fn, err := L.Load(strings.NewReader(src), "f.lua")
-	if err != nil {
-		t.Fatal(err)
-	}
-	L.Push(fn)
-	if err := L.PCall(0, 0, nil); err != nil {
-		t.Fatal(err)
-	}
+	L := hostState(t, h, nil)
+	runChunk(t, L, "f.lua", "local hs = require(\"app-host\").scheduler\n"+
+		"local function explode() error(\"boom\") end\n"+
+		"hs:schedule_every{ interval = require(\"temporal\").duration{ milliseconds = 10 }, callback = function() explode() end }\n")
 	// From the host's frame loop, after the main chunk returned.
-	err = h.Update(10)
+	err := h.Update(10)
 	tb, ok := Traceback(err)
 	want := "stack traceback:\n\t[G]: in function 'error'\n\tf.lua:2: in function 'explode'\n\tf.lua:3: in function <f.lua:3>\n\t[job] every #1 scheduled at f.lua:3"
 	if !ok || tb != want {
@@ -180,5 +171,38 @@ func TestCallbackErrorHasOneTracebackEndingWithTheJob(t *testing.T) {
 	got := pcallMessage(t, L, `require("app-host").scheduler:update(10)`)
 	if want := "f.lua:2: boom\n" + want; got != want {
 		t.Fatalf("message\n%s\nwant\n%s", got, want)
+	}
+}
+
+// An error out of a second scheduler's advance, called from a callback,
+// goes on with one traceback: the inner callback's frames and job, then the
+// outer callback's frames and job.
+func TestNestedCallbackErrorContinuesTheTraceback(t *testing.T) {
+	L := hostState(t, hostservices.New(temporal.Fixed(hostEpoch)), nil)
+	runChunk(t, L, "f.lua", "local T = require \"temporal\"\n"+
+		"local inner = require(\"runtime-scheduler\").create{ clock = T.clock.fixed(T.instant.parse(\"2000-01-01T00:00:00Z\")) }\n"+
+		"inner:schedule_once{ delay = T.duration{}, callback = function() error(\"boom\") end }\n"+
+		"require(\"app-host\").scheduler:schedule_once{ delay = T.duration{}, callback = function()\n"+
+		"  local ok, m = pcall(inner.advance, inner, T.duration{})\n"+
+		"  error(m, 0)\n"+
+		"end }\n")
+	got := pcallMessage(t, L, `require("app-host").scheduler:update(0)`)
+	want := "f.lua:3: boom\nstack traceback:\n\t[G]: in function 'error'\n\tf.lua:3: in function <f.lua:3>\n\t[job] once #1 scheduled at f.lua:3\n" +
+		"\t[G]: in function 'error'\n\tf.lua:6: in function <f.lua:4>\n\t[job] once #1 scheduled at f.lua:4"
+	if got != want {
+		t.Fatalf("message\n%s\nwant\n%s", got, want)
+	}
+}
+
+// runChunk runs src as a main chunk named name.
+func runChunk(t *testing.T, L *lua.LState, name, src string) {
+	t.Helper()
+	fn, err := L.Load(strings.NewReader(src), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	L.Push(fn)
+	if err := L.PCall(0, 0, nil); err != nil {
+		t.Fatal(err)
 	}
 }

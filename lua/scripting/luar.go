@@ -29,7 +29,7 @@ func Expose(L *lua.LState, name string, v any) {
 	}
 	preload, ok := L.GetField(L.GetGlobal("package"), "preload").(*lua.LTable)
 	if !ok {
-		panic(fmt.Sprintf("lua.Expose(%q): the state has no package.preload table", name))
+		panic(fmt.Sprintf("scripting.Expose(%q): the state has no package.preload table", name))
 	}
 	preload.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
 		L.Push(luar.New(L, v))

@@ -10,7 +10,9 @@ import (
 	"github.com/metronome-rt/metronome/temporal"
 )
 
-const schedulerMeta = "metronome.runtime-scheduler"
+// schedulerType names a runtime-scheduler to scripts and its metatable in
+// the registry.
+const schedulerType = "runtime-scheduler"
 
 // luaScheduler is the userdata behind a runtime-scheduler instance.
 type luaScheduler struct {
@@ -20,7 +22,7 @@ type luaScheduler struct {
 	trace   []sched.Fire
 }
 
-func (*luaScheduler) luaTypeName() string { return "runtime-scheduler" }
+func (*luaScheduler) luaTypeName() string { return schedulerType }
 
 // loadRuntimeScheduler is the loader of the runtime-scheduler module.
 func loadRuntimeScheduler(L *lua.LState) int {
@@ -35,7 +37,7 @@ func schedulerCreate(L *lua.LState) int {
 	ls := &luaScheduler{s: sched.New(clock)}
 	ud := L.NewUserData()
 	ud.Value = ls
-	L.SetMetatable(ud, schedulerMetatable(L))
+	L.SetMetatable(ud, typeMetatable(L, schedulerType, buildSchedulerMeta))
 	L.Push(ud)
 	return 1
 }
@@ -61,22 +63,15 @@ func clockOption(L *lua.LState, fn string) temporal.Clock {
 	return c
 }
 
-func schedulerMetatable(L *lua.LState) *lua.LTable {
-	reg := L.Get(lua.RegistryIndex).(*lua.LTable)
-	if mt, ok := reg.RawGetString(schedulerMeta).(*lua.LTable); ok {
-		return mt
-	}
+func buildSchedulerMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
 	setFuncs(L, methods, schedulerMethods)
-	mt := L.NewTable()
 	mt.RawSetString("__index", methods)
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		ls := checkScheduler(L, "tostring")
 		L.Push(lua.LString(fmt.Sprintf("runtime-scheduler at %s, %d pending", ls.s.Now(), ls.s.Count())))
 		return 1
 	}))
-	reg.RawSetString(schedulerMeta, mt)
-	return mt
 }
 
 func checkScheduler(L *lua.LState, fn string) *luaScheduler {

@@ -142,24 +142,21 @@ func (o *options) duration(key string, required bool) temporal.Duration {
 
 // handle userdata.
 
-const handleMeta = "metronome.handle"
+// handleType names a handle to scripts and its metatable in the registry.
+const handleType = "runtime-scheduler handle"
 
 type luaHandle struct{ h sched.Handle }
 
-func (*luaHandle) luaTypeName() string { return "runtime-scheduler handle" }
+func (*luaHandle) luaTypeName() string { return handleType }
 
 func pushHandle(L *lua.LState, h sched.Handle) {
 	ud := L.NewUserData()
 	ud.Value = &luaHandle{h}
-	L.SetMetatable(ud, handleMetatable(L))
+	L.SetMetatable(ud, typeMetatable(L, handleType, buildHandleMeta))
 	L.Push(ud)
 }
 
-func handleMetatable(L *lua.LState) *lua.LTable {
-	reg := L.Get(lua.RegistryIndex).(*lua.LTable)
-	if mt, ok := reg.RawGetString(handleMeta).(*lua.LTable); ok {
-		return mt
-	}
+func buildHandleMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
 	setFuncs(L, methods, map[string]lua.LGFunction{
 		// cancel and drop return true whether or not the job was pending
@@ -168,7 +165,6 @@ func handleMetatable(L *lua.LState) *lua.LTable {
 		"drop":    func(L *lua.LState) int { checkHandle(L, "drop").Drop(); L.Push(lua.LTrue); return 1 },
 		"active?": func(L *lua.LState) int { L.Push(lua.LBool(checkHandle(L, "active?").Active())); return 1 },
 	})
-	mt := L.NewTable()
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		h := checkHandle(L, "index")
 		if k, ok := L.Get(2).(lua.LString); ok && k == "id" {
@@ -183,8 +179,6 @@ func handleMetatable(L *lua.LState) *lua.LTable {
 		L.Push(lua.LString(fmt.Sprintf("handle #%d", h.ID())))
 		return 1
 	}))
-	reg.RawSetString(handleMeta, mt)
-	return mt
 }
 
 func checkHandle(L *lua.LState, fn string) sched.Handle {

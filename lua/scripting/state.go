@@ -49,7 +49,7 @@ type Options struct {
 func NewState(opts Options) *lua.LState {
 	for name, loader := range opts.Modules {
 		if loader == nil {
-			panic(fmt.Sprintf("lua.NewState: Options.Modules[%q] is a nil loader", name))
+			panic(fmt.Sprintf("scripting.NewState: Options.Modules[%q] is a nil loader", name))
 		}
 	}
 	sb := &sandbox{opts: opts, dir: opts.ScriptDir}

@@ -15,15 +15,21 @@ import (
 // sets as userdata. Every value keeps its Go value in LUserData.Value
 // (durationValue, instantValue, *clockValue, *recurrenceValue), so the type
 // checks below (toDuration, toInstant, ...) look at the Go type and work for a
-// value whichever state made it. The metatables are made once per state and
-// kept in its registry.
+// value whichever state made it. The metatables are made once per state, all
+// four together, and kept in its registry under the types' names.
 //
 // Lua numbers are float64: exact integers stop at 2^53, so durations and
 // instants are never handed out as plain numbers except where the contract
 // says so (total-ms, total-ns below 2^53, epoch-ms).
 
-// Registry key of the metatables' holder.
-const temporalMetaKey = "metronome.temporal"
+// The temporal types' names: what getmetatable returns for a value, and
+// the registry names of their metatables.
+const (
+	durationType   = "Temporal.duration"
+	instantType    = "Temporal.instant"
+	clockType      = "Temporal.clock"
+	recurrenceType = "Temporal.recurrence-set"
+)
 
 // maxExactNumber is 2^53: the largest magnitude up to which every integer is
 // a float64 (Lua number) exactly.
@@ -33,14 +39,14 @@ const maxExactNumber = 1 << 53
 type durationValue temporal.Duration
 
 func (v durationValue) luaTypeName() string {
-	return "Temporal.duration " + temporal.Duration(v).String()
+	return durationType + " " + temporal.Duration(v).String()
 }
 
 // instantValue is a temporal.Instant inside a userdata.
 type instantValue temporal.Instant
 
 func (v instantValue) luaTypeName() string {
-	return "Temporal.instant " + temporal.Instant(v).String()
+	return instantType + " " + temporal.Instant(v).String()
 }
 
 // clockValue is a temporal.Clock inside a userdata; desc says which kind.
@@ -58,30 +64,23 @@ type recurrenceValue struct {
 }
 
 func (v *recurrenceValue) luaTypeName() string {
-	return "Temporal.recurrence-set DTSTART " + v.dtstart
+	return recurrenceType + " DTSTART " + v.dtstart
 }
 
-// temporalMetas holds one state's metatables.
-type temporalMetas struct {
-	duration, instant, clock, recurrence *lua.LTable
-}
-
-// metas returns L's temporal metatables, making them on first use, so the
-// helpers work in a state that never required the module.
-func metas(L *lua.LState) *temporalMetas {
-	if ud, ok := L.G.Registry.RawGetString(temporalMetaKey).(*lua.LUserData); ok {
-		if m, ok := ud.Value.(*temporalMetas); ok {
-			return m
-		}
+// temporalMetatable returns L's metatable of the temporal type named typ,
+// making the four on first use, so the helpers work in a state that never
+// required the module.
+func temporalMetatable(L *lua.LState, typ string) *lua.LTable {
+	if mt, ok := L.GetTypeMetatable(typ).(*lua.LTable); ok {
+		return mt
 	}
-	m := newTemporalMetas(L)
-	ud := L.NewUserData()
-	ud.Value = m
-	L.G.Registry.RawSetString(temporalMetaKey, ud)
-	return m
+	newTemporalMetatables(L)
+	return L.GetTypeMetatable(typ).(*lua.LTable)
 }
 
-func newTemporalMetas(L *lua.LState) *temporalMetas {
+// newTemporalMetatables makes the four temporal metatables together: a
+// duration's and an instant's must hold the same operator functions.
+func newTemporalMetatables(L *lua.LState) {
 	// Durations and instants share their operator functions: gopher-lua calls
 	// __eq, __lt and __le only when both operands have the same function, and
 	// a shared one can name both types when they are mixed.
@@ -102,8 +101,8 @@ func newTemporalMetas(L *lua.LState) *temporalMetas {
 		opFns[name] = L.NewFunction(f)
 	}
 	tostring := L.NewFunction(temporalToString)
-	newMeta := func(kind string, methods map[string]lua.LGFunction, withOps bool) *lua.LTable {
-		mt := L.NewTable()
+	newMeta := func(kind string, methods map[string]lua.LGFunction, withOps bool) {
+		mt := L.NewTypeMetatable(kind)
 		idx := L.NewTable()
 		setFuncs(L, idx, methods)
 		mt.RawSetString("__index", idx)
@@ -114,25 +113,22 @@ func newTemporalMetas(L *lua.LState) *temporalMetas {
 				mt.RawSetString(name, fn)
 			}
 		}
-		return mt
 	}
-	return &temporalMetas{
-		duration: newMeta("Temporal.duration", map[string]lua.LGFunction{
-			"total-ms": durationTotalMs,
-			"total-ns": durationTotalNs,
-		}, true),
-		instant: newMeta("Temporal.instant", map[string]lua.LGFunction{
-			"epoch-ms":        instantEpochMs,
-			"epoch-ns":        instantEpochNs,
-			"to-zoned-string": instantToZonedString,
-		}, true),
-		clock: newMeta("Temporal.clock", map[string]lua.LGFunction{
-			"now": clockNow,
-		}, false),
-		recurrence: newMeta("Temporal.recurrence-set", map[string]lua.LGFunction{
-			"occurrences": recurrenceOccurrences,
-		}, false),
-	}
+	newMeta(durationType, map[string]lua.LGFunction{
+		"total-ms": durationTotalMs,
+		"total-ns": durationTotalNs,
+	}, true)
+	newMeta(instantType, map[string]lua.LGFunction{
+		"epoch-ms":        instantEpochMs,
+		"epoch-ns":        instantEpochNs,
+		"to-zoned-string": instantToZonedString,
+	}, true)
+	newMeta(clockType, map[string]lua.LGFunction{
+		"now": clockNow,
+	}, false)
+	newMeta(recurrenceType, map[string]lua.LGFunction{
+		"occurrences": recurrenceOccurrences,
+	}, false)
 }
 
 // ---- helpers for other bindings ----
@@ -141,7 +137,7 @@ func newTemporalMetas(L *lua.LState) *temporalMetas {
 func newDuration(L *lua.LState, d temporal.Duration) *lua.LUserData {
 	ud := L.NewUserData()
 	ud.Value = durationValue(d)
-	ud.Metatable = metas(L).duration
+	ud.Metatable = temporalMetatable(L, durationType)
 	return ud
 }
 
@@ -162,7 +158,7 @@ func toDuration(v lua.LValue) (temporal.Duration, bool) {
 func newInstant(L *lua.LState, t temporal.Instant) *lua.LUserData {
 	ud := L.NewUserData()
 	ud.Value = instantValue(t)
-	ud.Metatable = metas(L).instant
+	ud.Metatable = temporalMetatable(L, instantType)
 	return ud
 }
 
@@ -180,13 +176,13 @@ func toInstant(v lua.LValue) (temporal.Instant, bool) {
 // after "Temporal.clock" (for example "fixed 2024-03-10T06:59:00Z"), empty
 // for nothing.
 func newClock(L *lua.LState, c temporal.Clock, desc string) *lua.LUserData {
-	name := "Temporal.clock"
+	name := clockType
 	if desc != "" {
 		name += " " + desc
 	}
 	ud := L.NewUserData()
 	ud.Value = &clockValue{c: c, desc: name}
-	ud.Metatable = metas(L).clock
+	ud.Metatable = temporalMetatable(L, clockType)
 	return ud
 }
 
@@ -215,7 +211,6 @@ func toRecurrenceSet(v lua.LValue) (*temporal.RecurrenceSet, bool) {
 
 // loadTemporal is the loader of require "temporal".
 func loadTemporal(L *lua.LState) int {
-	metas(L)
 	mod := L.CreateTable(0, 6)
 
 	duration := L.NewTable()
@@ -826,7 +821,7 @@ func recurrenceSetNew(L *lua.LState) int {
 	}
 	ud := L.NewUserData()
 	ud.Value = &recurrenceValue{rs: rs, dtstart: spec.DTStart.String()}
-	ud.Metatable = metas(L).recurrence
+	ud.Metatable = temporalMetatable(L, recurrenceType)
 	L.Push(ud)
 	return 1
 }

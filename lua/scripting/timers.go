@@ -59,7 +59,7 @@ func loadRuntimeTimers(L *lua.LState, s *sched.Scheduler) int {
 			raiseError(L, luaCall{fn, 1, true}, err)
 			ud := L.NewUserData()
 			ud.Value = &luaDebouncer{d, label}
-			L.SetMetatable(ud, debouncerMetatable(L))
+			L.SetMetatable(ud, typeMetatable(L, debouncerType, buildDebouncerMeta))
 			L.Push(ud)
 			return 1
 		},
@@ -90,14 +90,16 @@ func (o *options) millis(key string) float64 {
 
 // The Debouncer object.
 
-const debouncerMeta = "metronome.runtime-timers.debouncer"
+// debouncerType names a Debouncer to scripts and its metatable in the
+// registry.
+const debouncerType = "runtime-timers Debouncer"
 
 type luaDebouncer struct {
 	d     *compat.Debouncer
 	label string // where it was made
 }
 
-func (*luaDebouncer) luaTypeName() string { return "runtime-timers Debouncer" }
+func (*luaDebouncer) luaTypeName() string { return debouncerType }
 
 func checkDebouncer(L *lua.LState, fn string) *compat.Debouncer { return checkLuaDebouncer(L, fn).d }
 
@@ -145,14 +147,9 @@ var debouncerMethods = map[string]lua.LGFunction{
 	},
 }
 
-func debouncerMetatable(L *lua.LState) *lua.LTable {
-	reg := L.Get(lua.RegistryIndex).(*lua.LTable)
-	if mt, ok := reg.RawGetString(debouncerMeta).(*lua.LTable); ok {
-		return mt
-	}
+func buildDebouncerMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
 	setFuncs(L, methods, debouncerMethods)
-	mt := L.NewTable()
 	mt.RawSetString("__index", methods)
 	mt.RawSetString("__call", L.NewFunction(debounceCall))
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
@@ -163,6 +160,4 @@ func debouncerMetatable(L *lua.LState) *lua.LTable {
 		L.Push(lua.LString("runtime-timers Debouncer (" + state + ")"))
 		return 1
 	}))
-	reg.RawSetString(debouncerMeta, mt)
-	return mt
 }
