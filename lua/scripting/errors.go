@@ -186,20 +186,29 @@ func callbackName(err error) string {
 }
 
 // scriptErrorValue is the Lua value a binding raises for a callback's
-// error: an error object (a table, say) as it is, a message with the
-// callback's traceback appended, so that it carries one traceback.
+// error (see callbackErrorValue), recorded so that a callback that lets it
+// through continues its traceback instead of starting a second one.
 func scriptErrorValue(L *lua.LState, err error) lua.LValue {
+	v, msgLen := callbackErrorValue(err)
+	if s, ok := v.(lua.LString); ok {
+		c := callbacksOf(L)
+		c.raised, c.raisedMsg = string(s), msgLen
+	}
+	return v
+}
+
+// callbackErrorValue is the Lua value of a callback's error: an error object
+// (a table, say) as it is, a message with the callback's traceback appended,
+// so that it carries one traceback. msgLen is the message's length.
+func callbackErrorValue(err error) (v lua.LValue, msgLen int) {
 	var api *lua.ApiError
 	errors.As(err, &api)
 	if _, isStr := api.Object.(lua.LString); !isStr && api.Object != lua.LNil {
-		return api.Object
+		return api.Object, 0
 	}
 	tb, _ := Traceback(err)
 	msg := api.Object.String()
-	v := msg + "\n" + tb
-	c := callbacksOf(L)
-	c.raised, c.raisedMsg = v, len(msg)
-	return lua.LString(v)
+	return lua.LString(msg + "\n" + tb), len(msg)
 }
 
 // flushError is the error of a Debouncer's callback run by flush.

@@ -61,7 +61,8 @@ func luaErrorHandler(L *lua.LState, fn *lua.LFunction) func(error) error {
 // reportedValue is the Lua value update would raise for err.
 func reportedValue(err error) lua.LValue {
 	if isScriptError(err) {
-		return scriptErrorValue(err)
+		v, _ := callbackErrorValue(err)
+		return v
 	}
 	return lua.LString(err.Error())
 }
