@@ -366,7 +366,7 @@ var tables = []table{
 	},
 	{
 		title:  "timerq: 4-ary heap vs container/heap",
-		about:  "The deadline queue alone (runtime/timerq/heap_bench_test.go).",
+		about:  "The deadline queue alone (runtime/internal/timerq/heap_bench_test.go).",
 		metric: "ns/op",
 		ours:   impl{"timerq.Heap", "BenchmarkHeap"},
 		peers:  []impl{{"container/heap", "BenchmarkContainerHeap"}},
