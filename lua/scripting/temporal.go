@@ -775,6 +775,7 @@ func clockFixed(L *lua.LState) int {
 }
 
 func clockSystem(L *lua.LState) int {
+	checkWallClock(L, "clock.system")
 	L.Push(newClock(L, temporal.System(), "system"))
 	return 1
 }
