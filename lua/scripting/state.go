@@ -529,6 +529,9 @@ func (sb *sandbox) loadFromScriptDir(L *lua.LState) int {
 		L.Push(lua.LString(fmt.Sprintf("no file '%s'", path)))
 		return 1
 	}
+	if err := inScriptDir(sb.dir, path); err != nil {
+		raise(L, "require %s: %s: %v", clip.Quote(name), rel, err)
+	}
 	fn, err := LoadFile(L, path)
 	if err != nil {
 		raise(L, "error loading module '%s' from file '%s':\n\t%v", name, path, err)
@@ -543,6 +546,8 @@ func requirePath(name string) (string, error) {
 	switch {
 	case name == "":
 		return "", errors.New("empty module name")
+	case len(name) > maxModuleName:
+		return "", fmt.Errorf("a module name is at most %d bytes", maxModuleName)
 	case strings.Contains(name, ".."):
 		return "", errors.New(`".." is not allowed: modules load only from the script's folder`)
 	case strings.ContainsAny(name, "\\:\x00"):

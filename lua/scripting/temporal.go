@@ -8,6 +8,7 @@ import (
 
 	"github.com/yuin/gopher-lua"
 
+	"github.com/metronome-rt/metronome/internal/clip"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -102,6 +103,7 @@ func newTemporalMetas(L *lua.LState) *temporalMetas {
 		opFns[name] = L.NewFunction(f)
 	}
 	tostring := L.NewFunction(temporalToString)
+	misuse := temporalMisuse(L, opFns["__lt"], opFns["__le"])
 	newMeta := func(kind string, methods map[string]lua.LGFunction, withOps bool) *lua.LTable {
 		mt := L.NewTable()
 		idx := L.NewTable()
@@ -109,6 +111,9 @@ func newTemporalMetas(L *lua.LState) *temporalMetas {
 		mt.RawSetString("__index", idx)
 		mt.RawSetString("__tostring", tostring)
 		mt.RawSetString("__metatable", lua.LString(kind))
+		for name, fn := range misuse {
+			mt.RawSetString(name, fn)
+		}
 		if withOps {
 			for name, fn := range opFns {
 				mt.RawSetString(name, fn)
@@ -445,7 +450,7 @@ func instantFromEpochNs(L *lua.LState) int {
 	case lua.LString:
 		n, err := parseDecimal(string(v))
 		if err != nil {
-			argError(L, 1, fn, fmt.Sprintf("epoch nanoseconds %q %v", string(v), err))
+			argError(L, 1, fn, fmt.Sprintf("epoch nanoseconds %s %v", clip.Quote(string(v)), err))
 		}
 		ns = n
 	case lua.LNumber:
