@@ -139,6 +139,12 @@ func runScript(ctx context.Context, o runOptions) (err error) {
 		}
 	}
 
+	if o.Timeline != "" {
+		if err := checkWritable(o.Timeline); err != nil {
+			return fmt.Errorf("timeline: %w", err)
+		}
+	}
+
 	s := newSession(ctx, o, flushEach)
 	defer s.L.Close()
 
