@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/metronome-rt/metronome/internal/clip"
 )
 
 // Duration is an exact span of time in integer nanoseconds. Its range is
@@ -226,7 +228,7 @@ func (d Duration) String() string {
 // before T, W, D) are refused: their length is not exact.
 func ParseDuration(s string) (Duration, error) {
 	fail := func(why string) (Duration, error) {
-		return 0, fmt.Errorf("duration %q: %s", s, why)
+		return 0, fmt.Errorf("duration %s: %s", clip.Quote(s), why)
 	}
 	rest := s
 	neg := false
@@ -275,7 +277,7 @@ func ParseDuration(s string) (Duration, error) {
 		unit := [...]Duration{Hour, Minute, Second}[2-len(order)]
 		whole, fracDigits, _ := strings.Cut(strings.Replace(num, ",", ".", 1), ".")
 		if whole == "" || strings.ContainsAny(fracDigits, ".,") {
-			return fail(fmt.Sprintf("bad number %q", num))
+			return fail(fmt.Sprintf("bad number %s", clip.Quote(num)))
 		}
 		if len(fracDigits) > 9 {
 			return fail("more than 9 fractional digits")

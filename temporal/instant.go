@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/metronome-rt/metronome/internal/clip"
 )
 
 // Instant is an exact point on the UTC timeline: nanoseconds since the Unix
@@ -43,15 +45,37 @@ func ParseInstant(s string) (Instant, error) {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		if _, lerr := ParseLocalDateTime(s); lerr == nil {
-			return Instant{}, fmt.Errorf("instant %q has no offset: add Z or ±hh:mm (RFC 3339)", s)
+			return Instant{}, fmt.Errorf("instant %s has no offset: add Z or ±hh:mm (RFC 3339)", clip.Quote(s))
 		}
-		return Instant{}, fmt.Errorf("instant %q: want RFC 3339 such as 2024-03-10T06:59:00Z", s)
+		return Instant{}, fmt.Errorf("instant %s: want RFC 3339 such as 2024-03-10T06:59:00Z", clip.Quote(s))
+	}
+	// time.Parse drops digits past the ninth; a finer fraction names no
+	// instant, as ParseDuration says too.
+	if fractionDigits(s) > 9 {
+		return Instant{}, fmt.Errorf("instant %s: more than 9 fractional digits", clip.Quote(s))
 	}
 	i, err := FromTime(t)
 	if err != nil {
-		return Instant{}, fmt.Errorf("instant %q: %w", s, err)
+		return Instant{}, fmt.Errorf("instant %s: %w", clip.Quote(s), err)
 	}
 	return i, nil
+}
+
+// fractionDigits counts the digits after the seconds of s, an RFC 3339
+// text time.Parse accepted (so its seconds end at byte 19).
+func fractionDigits(s string) int {
+	const secondsEnd = len("2006-01-02T15:04:05")
+	if len(s) <= secondsEnd || (s[secondsEnd] != '.' && s[secondsEnd] != ',') {
+		return 0
+	}
+	n := 0
+	for _, c := range []byte(s[secondsEnd+1:]) {
+		if c < '0' || c > '9' {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // UnixNano returns t as nanoseconds since the Unix epoch.

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/metronome-rt/metronome/internal/clip"
 )
 
 // LocalDateTime is a wall-clock reading (a date and a time of day) with no
@@ -24,7 +26,7 @@ type LocalDateTime struct {
 // error: a local date-time carries none. Years run from 0001 to 9999.
 func ParseLocalDateTime(s string) (LocalDateTime, error) {
 	fail := func(why string) (LocalDateTime, error) {
-		return LocalDateTime{}, fmt.Errorf("local date-time %q: %s", s, why)
+		return LocalDateTime{}, fmt.Errorf("local date-time %s: %s", clip.Quote(s), why)
 	}
 	const layout = "YYYY-MM-DDTHH:MM:SS"
 	if len(s) < len(layout) {
@@ -41,7 +43,7 @@ func ParseLocalDateTime(s string) (LocalDateTime, error) {
 		}
 	}
 	if zone := offsetSuffix(s[len(layout):]); zone != "" {
-		return fail(fmt.Sprintf("a local date-time carries no offset, got %q: drop it (the zone is given separately)", zone))
+		return fail(fmt.Sprintf("a local date-time carries no offset, got %s: drop it (the zone is given separately)", clip.Quote(zone)))
 	}
 	num := func(i, n int) int { v, _ := strconv.Atoi(s[i : i+n]); return v }
 	l := LocalDateTime{

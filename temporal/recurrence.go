@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/metronome-rt/metronome/internal/clip"
 )
 
 // RecurrenceSpec describes an RFC 5545 recurrence set in wall-clock time.
@@ -39,7 +41,7 @@ func (e *RecurrenceError) Error() string {
 	if e.Value == "" && e.Field != "rrule" && e.Field != "exrule" {
 		return fmt.Sprintf("%s: %s: %s", e.Op, e.Field, e.Reason)
 	}
-	return fmt.Sprintf("%s: %s %q: %s", e.Op, e.Field, e.Value, e.Reason)
+	return fmt.Sprintf("%s: %s %s: %s", e.Op, e.Field, clip.Quote(e.Value), e.Reason)
 }
 
 // Unwrap returns the sentinel behind the error, if any (ErrUnbounded).

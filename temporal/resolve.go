@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/metronome-rt/metronome/internal/clip"
 )
 
 // Disambiguation chooses the instant for a local time that a zone skips (a
@@ -43,7 +45,7 @@ func ParseDisambiguation(s string) (Disambiguation, error) {
 			return Disambiguation(i), nil
 		}
 	}
-	return 0, fmt.Errorf(`disambiguation %q: want "reject", "compatible", "earlier" or "later"`, s)
+	return 0, fmt.Errorf(`disambiguation %s: want "reject", "compatible", "earlier" or "later"`, clip.Quote(s))
 }
 
 // String returns the name ParseDisambiguation accepts.

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/teambition/rrule-go"
+
+	"github.com/metronome-rt/metronome/internal/clip"
 )
 
 // rule is one validated RRULE or EXRULE. The text is checked here, part by
@@ -76,7 +78,7 @@ func parseRule(field, text string, dtstart LocalDateTime) (*rule, error) {
 		case part == "":
 			return fail("empty part (a stray ';')")
 		case !ok || strings.Contains(value, "="):
-			return fail("part %q: want NAME=VALUE", part)
+			return fail("part %s: want NAME=VALUE", clip.Quote(part))
 		case value == "":
 			return fail("%s has no value", name)
 		case seen[name]:
@@ -89,7 +91,7 @@ func parseRule(field, text string, dtstart LocalDateTime) (*rule, error) {
 		case "FREQ":
 			f, ok := freqNames[value]
 			if !ok {
-				return fail("FREQ=%s: want SECONDLY, MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY", value)
+				return fail("FREQ=%s: want SECONDLY, MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY", clip.Text(value))
 			}
 			r.freq, freqSet = f, true
 		case "INTERVAL":
@@ -119,11 +121,11 @@ func parseRule(field, text string, dtstart LocalDateTime) (*rule, error) {
 		case "WKST":
 			wd, ok := weekdays[value]
 			if !ok {
-				return fail("WKST=%s: want MO, TU, WE, TH, FR, SA or SU", value)
+				return fail("WKST=%s: want MO, TU, WE, TH, FR, SA or SU", clip.Text(value))
 			}
 			o.Wkst = wd
 		default:
-			return fail("unknown part %q; want %s", name, ruleParts)
+			return fail("unknown part %s; want %s", clip.Quote(name), ruleParts)
 		}
 		if err != "" {
 			return fail("%s", err)
@@ -177,7 +179,7 @@ func parseRule(field, text string, dtstart LocalDateTime) (*rule, error) {
 func positive(name, value string) (int, string) {
 	n, err := strconv.Atoi(value)
 	if err != nil || n < 1 || strings.Trim(value, "0123456789") != "" {
-		return 0, fmt.Sprintf("%s must be an integer >= 1, got %q", name, value)
+		return 0, fmt.Sprintf("%s must be an integer >= 1, got %s", name, clip.Quote(value))
 	}
 	return n, ""
 }
@@ -190,7 +192,7 @@ func intList(name, value string, lo, hi int, signed bool) ([]int, string) {
 		digits := strings.TrimLeft(item, "+-")
 		n, err := strconv.Atoi(item)
 		if err != nil || digits == "" || len(item)-len(digits) > 1 || strings.Trim(digits, "0123456789") != "" {
-			return nil, fmt.Sprintf("%s value %q is not an integer", name, item)
+			return nil, fmt.Sprintf("%s value %s is not an integer", name, clip.Quote(item))
 		}
 		if n >= lo && n <= hi || signed && n <= -lo && n >= -hi {
 			if !slices.Contains(out, n) { // rrule-go would yield a repeated value twice
@@ -210,11 +212,11 @@ func intList(name, value string, lo, hi int, signed bool) ([]int, string) {
 // weekday.
 func parseByDay(item string, freq rrule.Frequency, byMonth, byWeekNo bool) (rrule.Weekday, string) {
 	if len(item) < 2 {
-		return rrule.Weekday{}, fmt.Sprintf("BYDAY value %q: want a weekday such as MO, 2TU or -1FR", item)
+		return rrule.Weekday{}, fmt.Sprintf("BYDAY value %s: want a weekday such as MO, 2TU or -1FR", clip.Quote(item))
 	}
 	wd, ok := weekdays[item[len(item)-2:]]
 	if !ok {
-		return rrule.Weekday{}, fmt.Sprintf("BYDAY value %q: want a weekday such as MO, 2TU or -1FR", item)
+		return rrule.Weekday{}, fmt.Sprintf("BYDAY value %s: want a weekday such as MO, 2TU or -1FR", clip.Quote(item))
 	}
 	ord := item[:len(item)-2]
 	if ord == "" {
@@ -223,17 +225,17 @@ func parseByDay(item string, freq rrule.Frequency, byMonth, byWeekNo bool) (rrul
 	digits := strings.TrimLeft(ord, "+-")
 	n, err := strconv.Atoi(ord)
 	if err != nil || digits == "" || len(ord)-len(digits) > 1 || strings.Trim(digits, "0123456789") != "" || n == 0 || n < -53 || n > 53 {
-		return rrule.Weekday{}, fmt.Sprintf("BYDAY value %q: the ordinal must be 1..53 or -53..-1", item)
+		return rrule.Weekday{}, fmt.Sprintf("BYDAY value %s: the ordinal must be 1..53 or -53..-1", clip.Quote(item))
 	}
 	switch {
 	case freq != rrule.MONTHLY && freq != rrule.YEARLY:
-		return rrule.Weekday{}, fmt.Sprintf("BYDAY value %q: an ordinal is only allowed with FREQ=MONTHLY or YEARLY (RFC 5545)", item)
+		return rrule.Weekday{}, fmt.Sprintf("BYDAY value %s: an ordinal is only allowed with FREQ=MONTHLY or YEARLY (RFC 5545)", clip.Quote(item))
 	case freq == rrule.YEARLY && byWeekNo:
-		return rrule.Weekday{}, fmt.Sprintf("BYDAY value %q: an ordinal is not allowed with BYWEEKNO (RFC 5545)", item)
+		return rrule.Weekday{}, fmt.Sprintf("BYDAY value %s: an ordinal is not allowed with BYWEEKNO (RFC 5545)", clip.Quote(item))
 	case (freq == rrule.MONTHLY || byMonth) && (n > 5 || n < -5):
 		// Within a month there are at most five of a weekday (and rrule-go
 		// indexes out of range beyond that).
-		return rrule.Weekday{}, fmt.Sprintf("BYDAY value %q: within a month the ordinal must be 1..5 or -5..-1", item)
+		return rrule.Weekday{}, fmt.Sprintf("BYDAY value %s: within a month the ordinal must be 1..5 or -5..-1", clip.Quote(item))
 	}
 	return wd.Nth(n), ""
 }

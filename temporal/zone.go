@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/metronome-rt/metronome/internal/clip"
 )
 
 //go:generate sh ../scripts/update-tzdata.sh
@@ -38,7 +40,7 @@ type ZoneError struct {
 	Reason string
 }
 
-func (e *ZoneError) Error() string { return fmt.Sprintf("zone %q: %s", e.ID, e.Reason) }
+func (e *ZoneError) Error() string { return fmt.Sprintf("zone %s: %s", clip.Quote(e.ID), e.Reason) }
 
 // Unwrap returns ErrUnknownZone.
 func (e *ZoneError) Unwrap() error { return ErrUnknownZone }

@@ -270,6 +270,17 @@ test("runtime-timers refuses typed keys", function(t)
   t:eq(r.take(), {})
 end)
 
+test("a colon call says to use a dot", function(t)
+  local r = fresh()
+  for _, name in ipairs{ "Timeout", "Interval", "Debouncer", "clear" } do
+    t:error(function() RuntimeTimers[name](RuntimeTimers, { ["delay-ms"] = 1, callback = r.cb("x") }) end,
+      "bad argument #1 to '" .. name .. "' (got the runtime-timers module: call RuntimeTimers." .. name .. " with '.', not ':')")
+  end
+  t:error(function() RuntimeTimers:Timeout{ ["delay-ms"] = 1, callback = r.cb("x") } end, "with '.', not ':'")
+  hs:update(10)
+  t:eq(r.take(), {})
+end)
+
 -- ---- Bad inputs: each error names the function, the key and the value; nothing changes ----
 
 test("bad arguments to every runtime-timers function change nothing", function(t)

@@ -113,7 +113,16 @@ test("mixed-type arithmetic names both types", function(t)
   t:error(function() return a / 2 end, "bad operands to '/' (Temporal.duration PT1S / number 2;")
   t:error(function() return a % 2 end, "bad operands to '%'")
   t:error(function() return a ^ 2 end, "bad operands to '^'")
-  t:error(function() return a < 1 end, "attempt to compare")
+  -- gopher-lua raises a comparison with a number before any metamethod
+  -- runs, so this one cannot name the duration (docs/lua-temporal.md).
+  t:error(function() return a < 1 end, "attempt to compare userdata with number")
+  t:error(function() return #a end,
+    "bad operand to '#' (Temporal.duration PT1S; a duration has no length: use d:total_ms() or tostring(d))")
+  t:error(function() return a .. "s" end,
+    "bad operands to '..' (Temporal.duration PT1S .. string \"s\"; use tostring(...) to join a Temporal value to text)")
+  t:error(function() return "after " .. a end, "bad operands to '..' (string \"after \" .. Temporal.duration PT1S;")
+  t:error(function() return a < Temporal.clock.fixed(Temporal.instant.from_epoch_ms(0)) end,
+    "bad operands to '<' (Temporal.duration PT1S < Temporal.clock fixed 1970-01-01T00:00:00Z;")
   t:error(function() return a < Temporal.instant.parse("2024-01-01T00:00:00Z") end,
     "bad operands to '<' (Temporal.duration PT1S < Temporal.instant 2024-01-01T00:00:00Z;")
   t:error(function() return a <= Temporal.instant.parse("2024-01-01T00:00:00Z") end, "bad operands to '<='")

@@ -191,7 +191,7 @@ func TestTestCommandWithoutTestsFolder(t *testing.T) {
 	t.Chdir(dir)
 	code, out, errOut := cli(t, t.Context(), "test")
 	want := "metronome test: no tests/ folder here (looked for " + filepath.Join(dir, "tests") +
-		"): run it from a project's root, or give PATH..., the *_test.lua files or folders to run\n\nUsage:\n  metronome test [PATH...]\n"
+		"): run it from a project's root, or give PATH..., the *_test.lua files or folders to run\n\nUsage:\n  metronome test [flags] [PATH...]\n"
 	if code != 2 || out != "" || !strings.HasPrefix(errOut, want) {
 		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 2 and:\n%s", code, out, errOut, want)
 	}
@@ -226,7 +226,7 @@ func TestHelp(t *testing.T) {
 		if code != 0 || errOut != "" {
 			t.Errorf("%q: exit %d, stderr %q", args, code, errOut)
 		}
-		for _, want := range []string{"Usage:", "run [flags] FILE.lua [args...]", "--allow-io", "test [PATH...]", "version", "help [COMMAND]"} {
+		for _, want := range []string{"Usage:", "run [flags] FILE.lua [args...]", "--allow-io", "test [flags] [PATH...]", "version", "help [COMMAND]"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%q: usage lacks %q:\n%s", args, want, out)
 			}

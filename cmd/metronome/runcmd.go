@@ -37,6 +37,8 @@ type runOptions struct {
 	TraceFile string // "" : the trace goes to Stderr
 	Timeline  string // "" : no SVG
 
+	AllowWallClock bool // Temporal.clock.system() under virtual time
+
 	traceOut io.Writer // resolved by runScript
 }
 
@@ -79,6 +81,7 @@ func runCommand() *command {
 			fs.Var(until, "until", "stop after `DURATION` of time: PT1H30M, 90s, 5m, 2h, 1h30m")
 			fs.Var(frame, "frame-ms", "a frame's length in `MS` while facets are registered")
 			fs.BoolVar(&o.Realtime, "realtime", false, "run on the system clock, sleeping until the next due item")
+			fs.BoolVar(&o.AllowWallClock, "allow-wallclock", false, "let the script read the wall clock (Temporal.clock.system()) under virtual time")
 			fs.Var(traceFlag{&o.Trace}, "trace", "a line per fired job on stderr; --trace=all adds frames, steps, pauses, quit")
 			fs.StringVar(&o.TraceFile, "trace-file", "", "write the trace to `FILE` instead of stderr (implies --trace)")
 			fs.StringVar(&o.Timeline, "timeline", "", "write an SVG timeline of the run to `FILE.svg`")
@@ -136,6 +139,12 @@ func runScript(ctx context.Context, o runOptions) (err error) {
 		}
 	}
 
+	if o.Timeline != "" {
+		if err := checkWritable(o.Timeline); err != nil {
+			return fmt.Errorf("timeline: %w", err)
+		}
+	}
+
 	s := newSession(ctx, o, flushEach)
 	defer s.L.Close()
 
@@ -178,6 +187,9 @@ type stateOptions struct {
 	modules map[string]lua.LGFunction
 	now     func() time.Time // nil: the wall clock
 	cpu     func() float64   // nil: seconds of now since the state was made
+
+	clock     temporal.Clock // create{} and make-scheduler{} without :clock; nil: the wall clock
+	allowWall bool           // Temporal.clock.system() though clock is set
 }
 
 // newState is the state run gives a script: sandboxed, requiring from dir,
@@ -187,7 +199,8 @@ func newState(o stateOptions) *lua.LState {
 	// costs a third of a callback. ctx stops the host loop between steps;
 	// main restores the default signal action, so a second Ctrl-C ends a
 	// script stuck in Lua.
-	return scripting.NewState(scripting.Options{AllowIO: o.allowIO, ScriptDir: o.dir, Stdout: o.stdout, Modules: o.modules, Now: o.now, CPUClock: o.cpu})
+	return scripting.NewState(scripting.Options{AllowIO: o.allowIO, ScriptDir: o.dir, Stdout: o.stdout, Modules: o.modules, Now: o.now, CPUClock: o.cpu,
+		Clock: o.clock, AllowWallClock: o.allowWall})
 }
 
 func dirOf(path string) string { return filepath.Dir(path) }

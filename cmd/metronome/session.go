@@ -58,6 +58,9 @@ func newSession(ctx context.Context, o runOptions, flushEach bool) *session {
 		// os.time, os.date and os.clock read the host's virtual clock.
 		st.now = func() time.Time { return s.host.Now().Time() }
 		st.cpu = func() float64 { return s.elapsed().Std().Seconds() }
+		// A scheduler made without a clock starts where the host is; the
+		// wall clock only with --allow-wallclock.
+		st.clock, st.allowWall = s.host, o.AllowWallClock
 	}
 	if o.Trace != traceOff || o.Timeline != "" {
 		s.rec = newRecorder(o.Trace, o.traceOut, flushEach, o.Timeline != "")

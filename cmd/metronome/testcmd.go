@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/metronome-rt/metronome/lua/luatest"
+	"github.com/metronome-rt/metronome/lua/scripting"
 )
 
 const testAbout = `Test runs Lua test files, each in its own sandboxed state, and prints one
@@ -18,23 +19,28 @@ block per failing test and a summary line. A PATH is a file, or a directory
 searched recursively for *_test.lua (skipping testdata and folders starting
 with "." or "_"). The default PATH is tests/. Each file gets its own host
 (require "app-host") on a virtual clock starting at 2000-01-01T00:00:00Z,
-which os.time, os.date and os.clock read, as under go test ./tests. A file
+which os.time, os.date and os.clock read, as under go test ./tests; a
+runtime-scheduler create{} or make-scheduler{} without a clock starts at the
+host's instant, and Temporal.clock.system() raises unless --allow-wallclock
+(the wall clock would make results differ run to run). A file
 that registers no test, or two tests of one name, fails. It exits 1 when a
 test fails.`
 
 func testCommand() *command {
 	return &command{
 		name:     "test",
-		synopsis: "[PATH...]",
+		synopsis: "[flags] [PATH...]",
 		summary:  "Run *_test.lua files (default tests/).",
 		about:    testAbout,
-		bind: func(_ *flag.FlagSet, out streams) func(context.Context, []string) error {
+		bind: func(fs *flag.FlagSet, out streams) func(context.Context, []string) error {
+			state := scripting.Options{Stdout: out.stdout}
+			fs.BoolVar(&state.AllowWallClock, "allow-wallclock", false, "let tests read the wall clock (Temporal.clock.system())")
 			return func(ctx context.Context, paths []string) error {
 				files, err := testFiles(paths)
 				if err != nil {
 					return err
 				}
-				results, runErr := luatest.Run(ctx, files, luatest.HostState(out.stdout))
+				results, runErr := luatest.Run(ctx, files, luatest.HostStateWith(state))
 				if err := luatest.Report(out.stdout, results); err != nil {
 					return err
 				}

@@ -2,6 +2,7 @@ package luatest
 
 import (
 	"io"
+	"maps"
 	"path/filepath"
 	"time"
 
@@ -26,17 +27,31 @@ var Epoch = temporal.FromUnixNano(946684800e9)
 //     stop) and behind require "runtime-timers";
 //   - os.time and os.date reading the host's virtual time, and os.clock
 //     its elapsed time in seconds, so both start at Epoch and move only when
-//     the test moves the host.
+//     the test moves the host;
+//   - the host as the default clock of create{} and make-scheduler{}, and
+//     Temporal.clock.system() refused.
 func HostState(stdout io.Writer) Factory {
+	return HostStateWith(scripting.Options{Stdout: stdout})
+}
+
+// HostStateWith is HostState with base as the state's options: HostState
+// sets ScriptDir, Modules (base's are kept unless a host module replaces
+// them), Now, CPUClock and Clock per file, and keeps the rest of base
+// (AllowWallClock, for one).
+func HostStateWith(base scripting.Options) Factory {
 	return func(file string) (*lua.LState, func(), error) {
 		h := hostservices.New(temporal.Fixed(Epoch))
-		L := scripting.NewState(scripting.Options{
-			ScriptDir: filepath.Dir(file),
-			Stdout:    stdout,
-			Modules:   scripting.HostModules(h, nil),
-			Now:       func() time.Time { return h.Now().Time() },
-			CPUClock:  func() float64 { return h.Scheduler().Elapsed().Std().Seconds() },
-		})
+		opts := base
+		opts.ScriptDir = filepath.Dir(file)
+		opts.Modules = maps.Clone(base.Modules)
+		if opts.Modules == nil {
+			opts.Modules = map[string]lua.LGFunction{}
+		}
+		maps.Copy(opts.Modules, scripting.HostModules(h, nil))
+		opts.Now = func() time.Time { return h.Now().Time() }
+		opts.CPUClock = func() float64 { return h.Scheduler().Elapsed().Std().Seconds() }
+		opts.Clock = h
+		L := scripting.NewState(opts)
 		return L, L.Close, nil
 	}
 }

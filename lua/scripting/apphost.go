@@ -72,7 +72,7 @@ func loadAppHostServices(L *lua.LState) int {
 }
 
 // makeScheduler is services["make-scheduler"]{ clock = c }: a new host with
-// a private scheduler whose epoch is c:now() (default the system clock).
+// a private scheduler whose epoch is c:now() (default Options.Clock).
 func makeScheduler(L *lua.LState) int {
 	L.Push(newHostValue(L, hostservices.New(clockOption(L, "make-scheduler"))))
 	return 1

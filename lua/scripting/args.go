@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/yuin/gopher-lua"
+
+	"github.com/metronome-rt/metronome/internal/clip"
 )
 
 // snake returns the snake_case spelling of a kebab-case name: "zone-id"
@@ -31,7 +33,7 @@ func describe(v lua.LValue) string {
 	case lua.LNumber:
 		return "number " + formatNumber(float64(v))
 	case lua.LString:
-		return fmt.Sprintf("string %q", string(v))
+		return "string " + clip.Quote(string(v))
 	case lua.LBool:
 		return "boolean " + v.String()
 	case *lua.LNilType:

@@ -17,17 +17,22 @@
 // NewState returns a sandboxed *lua.LState: the base library without dofile
 // and loadfile (load and loadstring take source text, never binary chunks),
 // string, table, math, coroutine, and os with time, clock and date only.
-// os.time and os.date read Options.Now (default time.Now) and work in UTC;
-// a program on a virtual clock passes the host's Now so scripts see its
-// time. Options.AllowIO opens io and the full os library. print writes to
+// os.time and os.date read Options.Now (default Options.Clock, else
+// time.Now) and work in UTC. A program on a virtual clock passes the host as
+// Options.Clock: a runtime-scheduler or make-scheduler made without a clock
+// then starts at the host's instant, os.time reads it, and
+// Temporal.clock.system() raises unless Options.AllowWallClock (with Clock
+// nil or temporal.System(), the zero Options, the wall clock is allowed).
+// Options.AllowIO opens io and the full os library. print writes to
 // Options.Stdout.
 //
 // No module is a global. require finds package.preload entries, then
-// NAME.lua in Options.ScriptDir (dots in NAME are folders; ".." is refused;
-// package.path is ignored). Every state preloads temporal (durations,
-// instants, clocks, recurrence sets), runtime-scheduler (a typed scheduler
-// the script owns and moves itself) and app-host.services (make-scheduler,
-// a host of the script's own); docs/lua-api.md is their contract.
+// NAME.lua in Options.ScriptDir (dots in NAME are folders; ".." and links
+// leading out of the folder are refused; package.path is ignored). Every
+// state preloads temporal (durations, instants, clocks, recurrence sets),
+// runtime-scheduler (a typed scheduler the script owns and moves itself)
+// and app-host.services (make-scheduler, a host of the script's own);
+// docs/lua-api.md is their contract.
 // Options.Modules adds loaders beside them, or replaces one by name.
 //
 // # Hosts

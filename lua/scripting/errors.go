@@ -9,6 +9,7 @@ import (
 	"github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/hostservices"
+	"github.com/metronome-rt/metronome/internal/clip"
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -126,7 +127,7 @@ func raiseError(L *lua.LState, c luaCall, err error) {
 		if rce.Value == "" {
 			argError(L, c.arg, c.fn, fmt.Sprintf(":%s: %s", key, rce.Reason))
 		}
-		argError(L, c.arg, c.fn, fmt.Sprintf(":%s %q: %s", key, rce.Value, rce.Reason))
+		argError(L, c.arg, c.fn, fmt.Sprintf(":%s %s: %s", key, clip.Quote(rce.Value), rce.Reason))
 	default:
 		msg := err.Error()
 		if strings.HasPrefix(msg, c.fn+": ") {

@@ -43,10 +43,10 @@ func schedulerCreate(L *lua.LState) int {
 }
 
 // clockOption reads argument 1 of fn, an optional table that accepts only
-// :clock; the clock defaults to the system clock.
+// :clock; the clock defaults to Options.Clock (the system clock unless set).
 func clockOption(L *lua.LState, fn string) temporal.Clock {
 	if L.GetTop() < 1 || L.Get(1) == lua.LNil {
-		return temporal.System()
+		return defaultClock(L)
 	}
 	tbl, ok := L.Get(1).(*lua.LTable)
 	if !ok {
@@ -54,7 +54,7 @@ func clockOption(L *lua.LState, fn string) temporal.Clock {
 	}
 	o := readOptions(L, tbl, 1, fn, []string{"clock"}, nil)
 	if !o.has("clock") {
-		return temporal.System()
+		return defaultClock(L)
 	}
 	c, ok := toClock(o.get("clock"))
 	if !ok {

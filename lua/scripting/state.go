@@ -11,6 +11,9 @@ import (
 
 	"github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/metronome-rt/metronome/internal/clip"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // Options configures NewState. The zero value gives a sandboxed state that
@@ -30,6 +33,17 @@ type Options struct {
 	// CPUClock is what os.clock returns, in seconds. Default: seconds of Now
 	// since NewState.
 	CPUClock func() float64
+	// Clock is the default clock of runtime-scheduler's create{} and
+	// app-host.services' make-scheduler{} (a scheduler reads it once, for its
+	// epoch) and, when Now is nil, what os.time and os.date read. Nil means
+	// temporal.System(), the wall clock.
+	Clock temporal.Clock
+	// AllowWallClock lets scripts call Temporal.clock.system() in a state
+	// whose Clock is set to another clock than temporal.System(); without it
+	// that call raises, so nothing reads the wall clock behind a virtual
+	// one. With Clock nil or the system clock the wall clock is allowed
+	// anyway: the zero Options behave as before.
+	AllowWallClock bool
 	// Modules are preloaded next to the built-in modules, name -> loader;
 	// an entry replaces a built-in module of the same name.
 	Modules map[string]lua.LGFunction
@@ -43,7 +57,10 @@ type Options struct {
 // math, coroutine, and os with time, clock and date only. os.date has no host
 // zone: it formats in UTC, and os.time{...} reads its table as UTC. require
 // finds package.preload entries, then NAME.lua in ScriptDir (dots in NAME
-// are folders); package.path is ignored and names with ".." are refused.
+// are folders); package.path is ignored, names with ".." are refused, and
+// so is a file that a symbolic link leads out of ScriptDir. With
+// opts.Clock set to another clock than the system's, Temporal.clock.system()
+// raises unless opts.AllowWallClock.
 //
 // NewState panics if a loader in opts.Modules is nil.
 func NewState(opts Options) *lua.LState {
@@ -58,6 +75,9 @@ func NewState(opts Options) *lua.LState {
 	}
 	if sb.opts.Now == nil {
 		sb.opts.Now = time.Now
+		if c := opts.Clock; c != nil {
+			sb.opts.Now = func() time.Time { return c.Now().Time() }
+		}
 	}
 	if sb.opts.CPUClock == nil {
 		now, start := sb.opts.Now, sb.opts.Now()
@@ -88,6 +108,7 @@ func NewState(opts Options) *lua.LState {
 	sb.sandboxBase(L)
 	sb.installOS(L)
 	sb.installRequire(L)
+	installClockPolicy(L, opts)
 	return L
 }
 
@@ -497,7 +518,7 @@ func (sb *sandbox) loadFromScriptDir(L *lua.LState) int {
 	name := L.CheckString(1)
 	rel, err := requirePath(name)
 	if err != nil {
-		raise(L, "require %q: %v", name, err)
+		raise(L, "require %s: %v", clip.Quote(name), err)
 	}
 	if sb.dir == "" {
 		L.Push(lua.LString("no script folder to search for " + rel))
@@ -507,6 +528,9 @@ func (sb *sandbox) loadFromScriptDir(L *lua.LState) int {
 	if fi, err := os.Stat(path); err != nil || fi.IsDir() {
 		L.Push(lua.LString(fmt.Sprintf("no file '%s'", path)))
 		return 1
+	}
+	if err := inScriptDir(sb.dir, path); err != nil {
+		raise(L, "require %s: %s: %v", clip.Quote(name), rel, err)
 	}
 	fn, err := LoadFile(L, path)
 	if err != nil {
@@ -522,6 +546,8 @@ func requirePath(name string) (string, error) {
 	switch {
 	case name == "":
 		return "", errors.New("empty module name")
+	case len(name) > maxModuleName:
+		return "", fmt.Errorf("a module name is at most %d bytes", maxModuleName)
 	case strings.Contains(name, ".."):
 		return "", errors.New(`".." is not allowed: modules load only from the script's folder`)
 	case strings.ContainsAny(name, "\\:\x00"):

@@ -8,6 +8,7 @@ import (
 
 	"github.com/yuin/gopher-lua"
 
+	"github.com/metronome-rt/metronome/internal/clip"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -101,6 +102,7 @@ func newTemporalMetatables(L *lua.LState) {
 		opFns[name] = L.NewFunction(f)
 	}
 	tostring := L.NewFunction(temporalToString)
+	misuse := temporalMisuse(L, opFns["__lt"], opFns["__le"])
 	newMeta := func(kind string, methods map[string]lua.LGFunction, withOps bool) {
 		mt := L.NewTypeMetatable(kind)
 		idx := L.NewTable()
@@ -108,6 +110,9 @@ func newTemporalMetatables(L *lua.LState) {
 		mt.RawSetString("__index", idx)
 		mt.RawSetString("__tostring", tostring)
 		mt.RawSetString("__metatable", lua.LString(kind))
+		for name, fn := range misuse {
+			mt.RawSetString(name, fn)
+		}
 		if withOps {
 			for name, fn := range opFns {
 				mt.RawSetString(name, fn)
@@ -440,7 +445,7 @@ func instantFromEpochNs(L *lua.LState) int {
 	case lua.LString:
 		n, err := parseDecimal(string(v))
 		if err != nil {
-			argError(L, 1, fn, fmt.Sprintf("epoch nanoseconds %q %v", string(v), err))
+			argError(L, 1, fn, fmt.Sprintf("epoch nanoseconds %s %v", clip.Quote(string(v)), err))
 		}
 		ns = n
 	case lua.LNumber:
@@ -770,6 +775,7 @@ func clockFixed(L *lua.LState) int {
 }
 
 func clockSystem(L *lua.LState) int {
+	checkWallClock(L, "clock.system")
 	L.Push(newClock(L, temporal.System(), "system"))
 	return 1
 }

@@ -20,7 +20,7 @@ func loadRuntimeTimers(L *lua.LState, s *sched.Scheduler) int {
 	tm := compat.New(s)
 	var jobs jobCache
 	mod := L.NewTable()
-	setFuncs(L, mod, map[string]lua.LGFunction{
+	setFuncs(L, mod, dotCalled(mod, map[string]lua.LGFunction{
 		"Timeout": func(L *lua.LState) int {
 			const fn = "Timeout"
 			o := checkOptions(L, 1, fn, []string{"delay-ms", "callback"}, typedHint)
@@ -68,7 +68,7 @@ func loadRuntimeTimers(L *lua.LState, s *sched.Scheduler) int {
 			L.Push(lua.LTrue)
 			return 1
 		},
-	})
+	}))
 	L.Push(mod)
 	return 1
 }

@@ -1,0 +1,39 @@
+// Package clip shortens user text echoed in error messages, so a hostile
+// or mistaken 10,000-byte argument gives a one-line error.
+package clip
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// Max is how many bytes of a string Quote shows.
+const Max = 64
+
+// Quote is strconv.Quote(s) for a string of at most Max bytes. A longer one
+// is quoted up to Max bytes (cut on a UTF-8 boundary) and followed by its
+// length: "abc…"…(10000 bytes).
+func Quote(s string) string {
+	head, tail := cut(s)
+	return strconv.Quote(head) + tail
+}
+
+// Text is Quote without the quotes, for text shown bare (FREQ=WEEKLY):
+// s itself up to Max bytes, else its first Max bytes and its length.
+func Text(s string) string {
+	head, tail := cut(s)
+	return head + tail
+}
+
+// cut splits s into what is shown and the "…(N bytes)" note, "" when s is
+// short.
+func cut(s string) (head, tail string) {
+	if len(s) <= Max {
+		return s, ""
+	}
+	n := Max
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], "…(" + strconv.Itoa(len(s)) + " bytes)"
+}
