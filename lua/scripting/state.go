@@ -86,6 +86,7 @@ func NewState(opts Options) *lua.LState {
 	}
 
 	sb.sandboxBase(L)
+	installResultLimits(L)
 	sb.installOS(L)
 	sb.installRequire(L)
 	return L
@@ -168,6 +169,7 @@ func (sb *sandbox) sandboxBase(L *lua.LState) {
 	}
 	g.RawSetString("print", L.NewFunction(sb.print))
 	g.RawSetString("pcall", L.NewFunction(safePCall))
+	g.RawSetString("xpcall", L.NewFunction(safeXPCall))
 	g.RawSetString("error", L.NewFunction(safeError))
 	g.RawSetString("load", L.NewFunction(sbLoad))
 	g.RawSetString("loadstring", L.NewFunction(sbLoadString))
