@@ -1,6 +1,7 @@
--- The sandbox's builtins that push many values, its pcall and xpcall:
--- each case crashed the process before (issue 11, "Crashes a script can
--- cause today").
+-- The sandbox's builtins that push many values, its pcall and xpcall, and
+-- its math.random: each case crashed the process or raised a Go error
+-- without a position before (issue 11, "Crashes a script can cause today"
+-- and "Determinism").
 
 local function range(n)
   local t = {}
@@ -69,4 +70,46 @@ test("coroutines moving many values fail as Lua errors", function(t)
   ok, err = pcall(deep, 50, function() return gen() end)
   t:eq(ok, false)
   t:ok(tostring(err):find("registry overflow", 1, true), err)
+end)
+
+test("math.random follows Lua 5.1 and checks its arguments", function(t)
+  t:error(function() math.random(0) end, "bad argument #1 to 'random' (interval is empty)")
+  t:error(function() math.random(5, 1) end, "bad argument #2 to 'random' (interval is empty)")
+  t:error(function() math.random(1, 2^63) end, "bad argument #2 to 'random' (number 9223372036854775808 is out of range: want an integer within ±2^53)")
+  t:error(function() math.random(0 / 0) end, "bad argument #1 to 'random' (number NaN is out of range")
+  t:error(function() math.random(1, 2, 3) end, "wrong number of arguments to 'random'")
+  t:error(function() math.random("x") end, "bad argument #1 to random (number expected, got string)")
+  t:eq(math.random("1"), 1) -- a numeric string, as in Lua 5.1
+  for _ = 1, 200 do
+    local x = math.random()
+    t:ok(x >= 0 and x < 1, x)
+    local m = math.random(3)
+    t:ok(m >= 1 and m <= 3 and m % 1 == 0, m)
+    local n = math.random(-2, 2)
+    t:ok(n >= -2 and n <= 2 and n % 1 == 0, n)
+  end
+  t:eq(math.random(7, 7), 7)
+  local seen = {}
+  for _ = 1, 100 do seen[math.random(2.9)] = true end -- truncated to 2, as in Lua 5.1
+  t:eq(seen, { true, true })
+  local r = math.random(-2^53, 2^53)
+  t:ok(r >= -2^53 and r <= 2^53, r)
+end)
+
+test("math.randomseed repeats a sequence", function(t)
+  local function draw()
+    local s = {}
+    for i = 1, 8 do s[i] = math.random(1000000) end
+    s[9] = math.random()
+    return s
+  end
+  math.randomseed(42)
+  local a = draw()
+  math.randomseed(42)
+  t:eq(draw(), a)
+  math.randomseed(43)
+  t:ok(table.concat(draw(), ",") ~= table.concat(a, ","), "seed 43 gave seed 42's sequence")
+  math.randomseed(42.7) -- truncated, as in Lua 5.1
+  t:eq(draw(), a)
+  t:error(function() math.randomseed() end, "bad argument #1 to randomseed (number expected, got nil)")
 end)

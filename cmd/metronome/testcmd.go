@@ -20,7 +20,8 @@ with "." or "_"). The default PATH is tests/. Each file gets its own host
 (require "app-host") on a virtual clock starting at 2000-01-01T00:00:00Z,
 which os.time, os.date and os.clock read, as under go test ./tests. A file
 that registers no test, or two tests of one name, fails. It exits 1 when a
-test fails.`
+test fails. math.random in each file is seeded from --seed (default 0) and
+the file's name, so a run repeats.`
 
 func testCommand() *command {
 	return &command{
@@ -28,13 +29,14 @@ func testCommand() *command {
 		synopsis: "[PATH...]",
 		summary:  "Run *_test.lua files (default tests/).",
 		about:    testAbout,
-		bind: func(_ *flag.FlagSet, out streams) func(context.Context, []string) error {
+		bind: func(fs *flag.FlagSet, out streams) func(context.Context, []string) error {
+			seed := fs.Int64("seed", 0, "seed each file's math.random from `N` and the file's name")
 			return func(ctx context.Context, paths []string) error {
 				files, err := testFiles(paths)
 				if err != nil {
 					return err
 				}
-				results, runErr := luatest.Run(ctx, files, luatest.HostState(out.stdout))
+				results, runErr := luatest.Run(ctx, files, luatest.SeededHostState(out.stdout, *seed))
 				if err := luatest.Report(out.stdout, results); err != nil {
 					return err
 				}

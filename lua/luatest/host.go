@@ -27,6 +27,7 @@ var Epoch = temporal.FromUnixNano(946684800e9)
 //   - os.time and os.date reading the host's virtual time, and os.clock
 //     its elapsed time in seconds, so both start at Epoch and move only when
 //     the test moves the host.
+//   - math.random seeded with FileSeed(0, file) (see SeededHostState).
 func HostState(stdout io.Writer) Factory {
 	return func(file string) (*lua.LState, func(), error) {
 		h := hostservices.New(temporal.Fixed(Epoch))
@@ -36,6 +37,7 @@ func HostState(stdout io.Writer) Factory {
 			Modules:   scripting.HostModules(h, nil),
 			Now:       func() time.Time { return h.Now().Time() },
 			CPUClock:  func() float64 { return h.Scheduler().Elapsed().Std().Seconds() },
+			Seed:      FileSeed(0, file),
 		})
 		return L, L.Close, nil
 	}

@@ -33,6 +33,9 @@ type Options struct {
 	// Modules are preloaded next to the built-in modules, name -> loader;
 	// an entry replaces a built-in module of the same name.
 	Modules map[string]lua.LGFunction
+	// Seed int64: the seed of math.random; the same seed gives the same
+	// sequence. math.randomseed(x) reseeds it, as Seed = x would.
+	Seed int64
 }
 
 // NewState returns a state with the sandboxed standard library and the
@@ -87,6 +90,7 @@ func NewState(opts Options) *lua.LState {
 
 	sb.sandboxBase(L)
 	installResultLimits(L)
+	installRandom(L, opts.Seed)
 	sb.installOS(L)
 	sb.installRequire(L)
 	return L
