@@ -36,6 +36,7 @@ type runOptions struct {
 	Trace     traceMode
 	TraceFile string // "" : the trace goes to Stderr
 	Timeline  string // "" : no SVG
+	Seed      int64  // math.random's seed
 
 	AllowWallClock bool // Temporal.clock.system() under virtual time
 
@@ -50,7 +51,8 @@ The arguments after FILE.lua reach the script as ... and as arg[1..]
 The script drives one host, require "app-host" (its jobs, facets, pause and
 step, and the runtime-timers module's timers). Time is virtual: it starts at
 --start and moves only when the host does, so a run and its output repeat;
-os.time, os.date and os.clock read it. After the main chunk returns (it may
+os.time, os.date and os.clock read it, and math.random is seeded with
+--seed (default 0). After the main chunk returns (it may
 update, pause and step the host itself), run moves the host from due item to
 due item: straight to the next deadline while no facet is registered, frame
 by frame of exactly --frame-ms while one is. It stops when nothing is
@@ -85,6 +87,7 @@ func runCommand() *command {
 			fs.Var(traceFlag{&o.Trace}, "trace", "a line per fired job on stderr; --trace=all adds frames, steps, pauses, quit")
 			fs.StringVar(&o.TraceFile, "trace-file", "", "write the trace to `FILE` instead of stderr (implies --trace)")
 			fs.StringVar(&o.Timeline, "timeline", "", "write an SVG timeline of the run to `FILE.svg`")
+			fs.Int64Var(&o.Seed, "seed", 0, "seed math.random with `N`: the same seed gives the same sequence")
 			return func(ctx context.Context, args []string) error {
 				if len(args) == 0 {
 					return usageError("no script given")
@@ -190,6 +193,7 @@ type stateOptions struct {
 
 	clock     temporal.Clock // create{} and make-scheduler{} without :clock; nil: the wall clock
 	allowWall bool           // Temporal.clock.system() though clock is set
+	seed      int64          // math.random's seed
 }
 
 // newState is the state run gives a script: sandboxed, requiring from dir,
@@ -200,7 +204,7 @@ func newState(o stateOptions) *lua.LState {
 	// main restores the default signal action, so a second Ctrl-C ends a
 	// script stuck in Lua.
 	return scripting.NewState(scripting.Options{AllowIO: o.allowIO, ScriptDir: o.dir, Stdout: o.stdout, Modules: o.modules, Now: o.now, CPUClock: o.cpu,
-		Clock: o.clock, AllowWallClock: o.allowWall})
+		Clock: o.clock, AllowWallClock: o.allowWall, Seed: o.seed})
 }
 
 func dirOf(path string) string { return filepath.Dir(path) }

@@ -53,7 +53,7 @@ func newSession(ctx context.Context, o runOptions, flushEach bool) *session {
 			s.rec.event(s.elapsed(), "quit")
 		}
 	})
-	st := stateOptions{dir: dirOf(o.Script), allowIO: o.AllowIO, stdout: o.Stdout, modules: mods}
+	st := stateOptions{dir: dirOf(o.Script), allowIO: o.AllowIO, stdout: o.Stdout, modules: mods, seed: o.Seed}
 	if !o.Realtime {
 		// os.time, os.date and os.clock read the host's virtual clock.
 		st.now = func() time.Time { return s.host.Now().Time() }

@@ -24,7 +24,8 @@ runtime-scheduler create{} or make-scheduler{} without a clock starts at the
 host's instant, and Temporal.clock.system() raises unless --allow-wallclock
 (the wall clock would make results differ run to run). A file
 that registers no test, or two tests of one name, fails. It exits 1 when a
-test fails.`
+test fails. math.random in each file is seeded from --seed (default 0) and
+the file's name, so a run repeats.`
 
 func testCommand() *command {
 	return &command{
@@ -35,6 +36,7 @@ func testCommand() *command {
 		bind: func(fs *flag.FlagSet, out streams) func(context.Context, []string) error {
 			state := scripting.Options{Stdout: out.stdout}
 			fs.BoolVar(&state.AllowWallClock, "allow-wallclock", false, "let tests read the wall clock (Temporal.clock.system())")
+			fs.Int64Var(&state.Seed, "seed", 0, "seed each file's math.random from `N` and the file's name")
 			return func(ctx context.Context, paths []string) error {
 				files, err := testFiles(paths)
 				if err != nil {

@@ -29,7 +29,8 @@ var Epoch = temporal.FromUnixNano(946684800e9)
 //     its elapsed time in seconds, so both start at Epoch and move only when
 //     the test moves the host;
 //   - the host as the default clock of create{} and make-scheduler{}, and
-//     Temporal.clock.system() refused.
+//     Temporal.clock.system() refused;
+//   - math.random seeded with FileSeed(base.Seed, file).
 func HostState(stdout io.Writer) Factory {
 	return HostStateWith(scripting.Options{Stdout: stdout})
 }
@@ -51,6 +52,7 @@ func HostStateWith(base scripting.Options) Factory {
 		opts.Now = func() time.Time { return h.Now().Time() }
 		opts.CPUClock = func() float64 { return h.Scheduler().Elapsed().Std().Seconds() }
 		opts.Clock = h
+		opts.Seed = FileSeed(base.Seed, file)
 		L := scripting.NewState(opts)
 		return L, L.Close, nil
 	}

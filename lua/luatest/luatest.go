@@ -182,7 +182,7 @@ func openSuite(file string, factory Factory) (*suite, *Result) {
 		return nil, fail(line, msg)
 	}
 	L.Push(fn)
-	if err := L.PCall(0, 0, s.handler); err != nil {
+	if err := scripting.PCall(L, 0, 0, s.handler); err != nil {
 		line, msg, details := s.failure(err)
 		s.close()
 		return nil, fail(line, msg, details...)
@@ -231,7 +231,7 @@ func (s *suite) run(i int) Result {
 	s.current, s.caught = tc, nil
 	s.L.Push(tc.fn)
 	s.L.Push(ud)
-	err := s.L.PCall(1, 0, s.handler)
+	err := scripting.PCall(s.L, 1, 0, s.handler)
 	s.current = nil
 	t.done = true
 	res := t.res
@@ -325,6 +325,9 @@ func (s *suite) traceback(L *lua.LState) []string {
 			continue
 		}
 		fn, _ := fv.(*lua.LFunction)
+		if _, below := L.GetStack(level + 1); !below && fn != nil && fn.IsG {
+			break // scripting.PCall's own frame, under the test or the main chunk
+		}
 		where := "[G]:"
 		if fn != nil && !fn.IsG {
 			where = fmt.Sprintf("%s:%d:", dbg.Source, dbg.CurrentLine)

@@ -153,9 +153,13 @@ func facetOf(L *lua.LState, n int, fn string) hostservices.Facet {
 			argError(L, n, fn, "a table facet needs an update method, got update = "+describe(L.GetField(v, "update")))
 		}
 		return hostservices.FacetFunc(func(dt float64) error {
-			upd, ok := main.GetField(v, "update").(*lua.LFunction)
+			m, err := cbs.lookUp(main, v, "update")
+			if err != nil {
+				return err
+			}
+			upd, ok := m.(*lua.LFunction)
 			if !ok {
-				return fmt.Errorf("update must be a function, got %s", describe(main.GetField(v, "update")))
+				return fmt.Errorf("update must be a function, got %s", describe(m))
 			}
 			main.Push(upd)
 			main.Push(v)

@@ -233,6 +233,9 @@ type callbacks struct {
 	// that traceback rather than adding one.
 	raised    string
 	raisedMsg int
+	p         *protector
+	lookup    *lua.LFunction // looks up a table callback's method (see method)
+	method    string         // the method lookup is looking up
 }
 
 const callbacksKey = "metronome.callbacks"
@@ -243,7 +246,7 @@ func callbacksOf(L *lua.LState) *callbacks {
 	if ud, ok := reg.RawGetString(callbacksKey).(*lua.LUserData); ok {
 		return ud.Value.(*callbacks)
 	}
-	c := &callbacks{}
+	c := &callbacks{p: protectorOf(L)}
 	c.handler = L.NewFunction(c.handle)
 	ud := L.NewUserData()
 	ud.Value = c
@@ -257,11 +260,17 @@ func callbacksOf(L *lua.LState) *callbacks {
 func (c *callbacks) call(L *lua.LState, f *lua.LFunction, nargs int) error {
 	prev := c.fn
 	c.fn = f
-	err := L.PCall(nargs, 0, c.handler)
+	err := c.p.pcall(L, nargs, 0, c.handler)
 	c.fn = prev
 	if err == nil {
 		return nil
 	}
+	return c.unwrap(err)
+}
+
+// unwrap gives the error of a call made with c.handler the value and
+// traceback the handler recorded.
+func (c *callbacks) unwrap(err error) error {
 	var api *lua.ApiError
 	if errors.As(err, &api) {
 		if ud, ok := api.Object.(*lua.LUserData); ok {
@@ -305,6 +314,10 @@ func (c *callbacks) handle(L *lua.LState) int {
 			continue
 		}
 		fn, _ := fv.(*lua.LFunction)
+		if fn != nil && fn == c.fn && fn == c.lookup {
+			fmt.Fprintf(&b, "\n\t[G]: in the lookup of method '%s'", c.method)
+			break
+		}
 		if fn == nil || fn.IsG {
 			fmt.Fprintf(&b, "\n\t[G]: in %s", frameName(dbg.Name))
 			continue

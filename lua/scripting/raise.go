@@ -56,14 +56,10 @@ func safePCall(L *lua.LState) int {
 		L.Push(lua.LString("attempt to call a " + v.Type().String() + " value"))
 		return 2
 	}
-	nargs := L.GetTop() - 1
-	if err := L.PCall(nargs, lua.MultRet, identityHandler(L)); err != nil {
+	p := protectorOf(L)
+	if err := p.pcall(L, L.GetTop()-1, lua.MultRet, p.identity); err != nil {
 		L.Push(lua.LFalse)
-		if aerr, ok := err.(*lua.ApiError); ok {
-			L.Push(aerr.Object)
-		} else {
-			L.Push(lua.LString(err.Error()))
-		}
+		L.Push(errorValue(err))
 		return 2
 	}
 	L.Insert(lua.LTrue, 1)
@@ -89,18 +85,4 @@ func safeError(L *lua.LState) int {
 	}
 	raiseValue(L, obj)
 	return 0
-}
-
-const identityKey = "metronome.identity-handler"
-
-// identityHandler is the message handler safePCall uses: it returns the
-// error unchanged.
-func identityHandler(L *lua.LState) *lua.LFunction {
-	reg := L.Get(lua.RegistryIndex).(*lua.LTable)
-	if f, ok := reg.RawGetString(identityKey).(*lua.LFunction); ok {
-		return f
-	}
-	f := L.NewFunction(func(L *lua.LState) int { L.Push(L.Get(1)); return 1 })
-	reg.RawSetString(identityKey, f)
-	return f
 }

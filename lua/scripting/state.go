@@ -47,6 +47,9 @@ type Options struct {
 	// Modules are preloaded next to the built-in modules, name -> loader;
 	// an entry replaces a built-in module of the same name.
 	Modules map[string]lua.LGFunction
+	// Seed int64: the seed of math.random; the same seed gives the same
+	// sequence. math.randomseed(x) reseeds it, as Seed = x would.
+	Seed int64
 }
 
 // NewState returns a state with the sandboxed standard library and the
@@ -106,6 +109,8 @@ func NewState(opts Options) *lua.LState {
 	}
 
 	sb.sandboxBase(L)
+	installResultLimits(L)
+	installRandom(L, opts.Seed)
 	sb.installOS(L)
 	sb.installRequire(L)
 	installClockPolicy(L, opts)
@@ -189,6 +194,7 @@ func (sb *sandbox) sandboxBase(L *lua.LState) {
 	}
 	g.RawSetString("print", L.NewFunction(sb.print))
 	g.RawSetString("pcall", L.NewFunction(safePCall))
+	g.RawSetString("xpcall", L.NewFunction(safeXPCall))
 	g.RawSetString("error", L.NewFunction(safeError))
 	g.RawSetString("load", L.NewFunction(sbLoad))
 	g.RawSetString("loadstring", L.NewFunction(sbLoadString))

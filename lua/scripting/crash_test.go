@@ -1,0 +1,168 @@
+package scripting
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/yuin/gopher-lua"
+
+	"github.com/metronome-rt/metronome/hostservices"
+	"github.com/metronome-rt/metronome/temporal"
+)
+
+// A table facet whose update lookup raises (an __index that errors) failed
+// the frame with a Go panic when the host was driven from Go.
+func TestTableFacetLookupError(t *testing.T) {
+	h := hostservices.New(temporal.Fixed(hostEpoch))
+	L := hostState(t, h, nil)
+	doString(t, L, `
+		local hs = require("app-host").scheduler
+		local f = { update = function() end }
+		hs:register("bad", f)
+		f.update = nil
+		setmetatable(f, { __index = function() error("no update here") end })`)
+	err := h.Update(16)
+	var fe *hostservices.FacetError
+	if !errors.As(err, &fe) || fe.Name != "bad" {
+		t.Fatalf("Update = %v, want the facet's error", err)
+	}
+	tb, ok := Traceback(err)
+	if !ok || !strings.Contains(err.Error(), "no update here") ||
+		!strings.HasSuffix(tb, "\n\t[G]: in the lookup of method 'update'\n\t[facet] \"bad\"") {
+		t.Fatalf("error %v, traceback:\n%s", err, tb)
+	}
+
+	// From Lua, in a pcall, the message names the facet as other facet errors do.
+	doString(t, L, `ok, msg = pcall(require("app-host").scheduler.update, require("app-host").scheduler, 16)`)
+	msg := L.GetGlobal("msg").String()
+	if L.GetGlobal("ok") != lua.LFalse || !strings.HasPrefix(msg, "<string>:6: no update here\nstack traceback:\n") ||
+		!strings.HasSuffix(msg, "\n\t[facet] \"bad\"") {
+		t.Fatalf("pcall(hs.update) = %v, %q", L.GetGlobal("ok"), msg)
+	}
+}
+
+// A table facet whose update is found through __index still runs.
+func TestTableFacetInheritedUpdate(t *testing.T) {
+	h := hostservices.New(temporal.Fixed(hostEpoch))
+	L := hostState(t, h, nil)
+	doString(t, L, `
+		local Physics = {}
+		Physics.__index = Physics
+		function Physics:update(dt) self.total = self.total + dt end
+		p = setmetatable({ total = 0 }, Physics)
+		require("app-host").scheduler:register("physics", p)`)
+	if err := h.Update(16); err != nil {
+		t.Fatal(err)
+	}
+	if got := L.GetField(L.GetGlobal("p"), "total"); got != lua.LNumber(16) {
+		t.Fatalf("total = %v, want 16", got)
+	}
+}
+
+// fillStack is Lua that overflows the value stack one push at a time, under
+// 50 frames of 30 locals: the case gopher-lua's PCall lets escape when it
+// has a message handler.
+const fillStack = `
+	local big = {}
+	for i = 1, 4000 do big[i] = i end
+	local function deep(n)
+		local a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15
+		local b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15
+		if n == 0 then return unpack(big) end
+		return (deep(n - 1))
+	end
+	deep(50)`
+
+func TestPCallCatchesRegistryOverflow(t *testing.T) {
+	L := NewState(Options{})
+	defer L.Close()
+	fn, err := L.LoadString(fillStack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler := L.NewFunction(func(L *lua.LState) int { L.Push(L.Get(1)); return 1 })
+	for _, nret := range []int{0, 2, lua.MultRet} {
+		top := L.GetTop()
+		L.Push(fn)
+		err := PCall(L, 0, nret, handler)
+		if err == nil || !strings.Contains(err.Error(), "registry overflow") {
+			t.Fatalf("PCall(nret %d) = %v, want a registry overflow", nret, err)
+		}
+		if L.GetTop() != top {
+			t.Fatalf("PCall(nret %d) left %d values on the stack, want %d", nret, L.GetTop(), top)
+		}
+	}
+	// The state still works, and results come back.
+	L.Push(L.NewFunction(func(L *lua.LState) int { L.Push(lua.LNumber(1)); L.Push(lua.LNumber(2)); return 2 }))
+	if err := PCall(L, 0, 1, handler); err != nil || L.GetTop() != 1 || L.Get(1) != lua.LNumber(1) {
+		t.Fatalf("PCall after the overflow: %v, stack %d %v", err, L.GetTop(), L.Get(1))
+	}
+}
+
+// A job or a runtime-timers callback that overflows the value stack fails
+// its frame with a Lua error; the host and the state go on.
+func TestCallbackRegistryOverflow(t *testing.T) {
+	h := hostservices.New(temporal.Fixed(hostEpoch))
+	L := hostState(t, h, nil)
+	doString(t, L, `
+		local RT = require "runtime-timers"
+		RT.Timeout{ ["delay-ms"] = 10, callback = function() `+fillStack+` end }
+		RT.Timeout{ ["delay-ms"] = 20, callback = function() fired = true end }`)
+	err := h.Update(10)
+	if err == nil || !strings.Contains(err.Error(), "registry overflow") {
+		t.Fatalf("Update = %v, want a registry overflow", err)
+	}
+	if err := h.Update(10); err != nil || L.GetGlobal("fired") != lua.LTrue {
+		t.Fatalf("next frame: %v, fired = %v", err, L.GetGlobal("fired"))
+	}
+}
+
+// A Go panic in a Go function a script calls is a Lua error with the
+// position of the Lua code that called it.
+func TestPCallGivesGoPanicsAPosition(t *testing.T) {
+	L := NewState(Options{})
+	defer L.Close()
+	L.SetGlobal("broken", L.NewFunction(func(L *lua.LState) int {
+		var none []int
+		return none[L.GetTop()+3]
+	}))
+	fn, err := L.LoadString("local x = 1\nbroken()")
+	if err != nil {
+		t.Fatal(err)
+	}
+	L.Push(fn)
+	err = PCall(L, 0, 0, nil)
+	var api *lua.ApiError
+	if !errors.As(err, &api) || api.Object.String() != "<string>:2: runtime error: index out of range [3] with length 0" {
+		t.Fatalf("PCall = %v", err)
+	}
+}
+
+func TestSeedRandom(t *testing.T) {
+	draw := func(L *lua.LState) string {
+		t.Helper()
+		doString(t, L, `local s = {} for i = 1, 5 do s[i] = math.random(1000000) end s[6] = math.random() seq = table.concat(s, ",")`)
+		return L.GetGlobal("seq").String()
+	}
+	a, b, c := NewState(Options{Seed: 7}), NewState(Options{Seed: 7}), NewState(Options{Seed: 8})
+	defer a.Close()
+	defer b.Close()
+	defer c.Close()
+	first := draw(a)
+	if draw(b) != first || draw(c) == first {
+		t.Fatalf("seed 7 twice and seed 8 gave %s, %s, %s", first, draw(b), draw(c))
+	}
+	if !SeedRandom(c, 7) || draw(c) != first {
+		t.Fatal("SeedRandom(7) did not repeat seed 7's sequence")
+	}
+	doString(t, c, `math.randomseed(7)`)
+	if draw(c) != first {
+		t.Fatal("math.randomseed(7) did not repeat seed 7's sequence")
+	}
+	plain := lua.NewState()
+	defer plain.Close()
+	if SeedRandom(plain, 1) {
+		t.Fatal("SeedRandom on a state NewState did not make reported true")
+	}
+}

@@ -1,0 +1,136 @@
+package scripting
+
+import (
+	"strings"
+
+	"github.com/yuin/gopher-lua"
+)
+
+// gopher-lua v1.1.2's PCall recovers every panic of the function it calls,
+// a Lua error or a Go one, except one: with a message handler it pushes the
+// handler and the error onto the value stack before it resets that stack,
+// so an error that left the stack full (a registry overflow) overflows it
+// again there, and that panic leaves PCall and ends the process. A PCall
+// without a handler resets the stack before anything else, so an outer one
+// catches it: PCall below runs the handler's PCall inside one.
+
+// PCall is L.PCall(nargs, nret, errfunc) for code that runs scripts: it
+// returns every error the call raises, including the one L.PCall lets
+// escape as a Go panic (an error raised while the value stack is full, as a
+// registry overflow leaves it, when errfunc is set). That error does not
+// reach errfunc: it comes back as gopher-lua raised it, with its position
+// and gopher-lua's traceback. A Go panic that gopher-lua recovered (a bug
+// in a Go function the script called) comes back as a Lua error whose
+// message starts with the position of the innermost Lua code. On error, as
+// with L.PCall, the function and its arguments are gone from the stack and
+// no results are pushed.
+func PCall(L *lua.LState, nargs, nret int, errfunc *lua.LFunction) error {
+	if errfunc == nil {
+		return withPosition(L.PCall(nargs, nret, nil))
+	}
+	return protectorOf(L).pcall(L, nargs, nret, errfunc)
+}
+
+// protector runs a state's protected calls with a message handler.
+type protector struct {
+	guard    *lua.LFunction // calls the function with the handler, inside an outer PCall
+	identity *lua.LFunction // the handler of the sandbox's pcall: returns the error as it is
+
+	// The guard's arguments and result. A state runs on one goroutine and
+	// the guard reads these before it runs any Lua code, so nested calls
+	// cannot mix them up.
+	nret    int
+	errfunc *lua.LFunction
+	err     error
+}
+
+const protectorKey = "metronome.protector"
+
+// protectorOf returns the protector of L's state (shared by its threads).
+func protectorOf(L *lua.LState) *protector {
+	reg := L.G.Registry
+	if ud, ok := reg.RawGetString(protectorKey).(*lua.LUserData); ok {
+		return ud.Value.(*protector)
+	}
+	p := &protector{}
+	p.guard = L.NewFunction(p.runGuard)
+	p.identity = L.NewFunction(func(L *lua.LState) int { L.Push(L.Get(1)); return 1 })
+	ud := L.NewUserData()
+	ud.Value = p
+	reg.RawSetString(protectorKey, ud)
+	return p
+}
+
+// pcall is PCall with errfunc set.
+func (p *protector) pcall(L *lua.LState, nargs, nret int, errfunc *lua.LFunction) error {
+	L.Insert(p.guard, L.GetTop()-nargs) // guard(fn, args...)
+	p.nret, p.errfunc, p.err = nret, errfunc, nil
+	if err := L.PCall(nargs+1, nret, nil); err != nil {
+		p.errfunc = nil
+		return withPosition(err) // what escaped the inner PCall
+	}
+	err := p.err
+	p.err = nil
+	if err != nil && nret > 0 {
+		L.Pop(nret) // the guard returned nothing; the outer PCall padded with nils
+	}
+	return err
+}
+
+// runGuard calls its first argument with the rest under the handler, and
+// returns its results; an error it leaves in p.err.
+func (p *protector) runGuard(L *lua.LState) int {
+	nret, errfunc := p.nret, p.errfunc
+	p.errfunc = nil
+	if err := L.PCall(L.GetTop()-1, nret, errfunc); err != nil {
+		p.err = err
+		return 0
+	}
+	return L.GetTop()
+}
+
+// withPosition gives the message of a Go panic that PCall recovered the
+// position of the innermost Lua code, read from the traceback PCall took
+// while the frames still existed.
+func withPosition(err error) error {
+	api, ok := err.(*lua.ApiError)
+	if !ok || api.Type != lua.ApiErrorPanic {
+		return err
+	}
+	msg, ok := api.Object.(lua.LString)
+	if !ok {
+		return err
+	}
+	for _, line := range strings.Split(api.StackTrace, "\n") {
+		where, _, found := strings.Cut(strings.TrimPrefix(line, "\t"), " in ")
+		if found && strings.HasSuffix(where, ":") && !strings.HasPrefix(where, "[G]") {
+			api.Object = lua.LString(where + " " + string(msg))
+			break
+		}
+	}
+	return err
+}
+
+// safeXPCall is xpcall(f, handler) run through PCall, so that an error
+// that fills the value stack is caught as pcall catches it.
+func safeXPCall(L *lua.LState) int {
+	fn := L.CheckFunction(1)
+	handler := L.CheckFunction(2)
+	top := L.GetTop()
+	L.Push(fn)
+	if err := PCall(L, 0, lua.MultRet, handler); err != nil {
+		L.Push(lua.LFalse)
+		L.Push(errorValue(err))
+		return 2
+	}
+	L.Insert(lua.LTrue, top+1)
+	return L.GetTop() - top
+}
+
+// errorValue is the value pcall and xpcall return for err.
+func errorValue(err error) lua.LValue {
+	if api, ok := err.(*lua.ApiError); ok {
+		return api.Object
+	}
+	return lua.LString(err.Error())
+}
