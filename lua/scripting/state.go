@@ -33,6 +33,10 @@ type Options struct {
 	// Modules are preloaded next to the built-in modules, name -> loader;
 	// an entry replaces a built-in module of the same name.
 	Modules map[string]lua.LGFunction
+	// MemoryLimit is the state's memory budget: bytes; 0 means no limit.
+	// It is also the largest string string.rep, string.format, string.gsub
+	// and table.concat build (DefaultStringLimit when 0).
+	MemoryLimit int64
 }
 
 // NewState returns a state with the sandboxed standard library and the
@@ -85,6 +89,7 @@ func NewState(opts Options) *lua.LState {
 		L.Call(1, 0)
 	}
 
+	installStringLimits(L, stringLimit(opts.MemoryLimit))
 	sb.sandboxBase(L)
 	sb.installOS(L)
 	sb.installRequire(L)
