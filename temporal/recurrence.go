@@ -29,6 +29,16 @@ type RecurrenceSpec struct {
 // set expanded with neither Limit nor Before.
 var ErrUnbounded = errors.New("unbounded recurrence set")
 
+// MaxOccurrences is the most occurrences one Occurrences call returns: a
+// window that holds more (FREQ=SECONDLY over a year holds 31 million) is an
+// error wrapping ErrTooManyOccurrences, before they are all in memory.
+// Iterator has no such bound: it holds one occurrence at a time.
+const MaxOccurrences = 1_000_000
+
+// ErrTooManyOccurrences is wrapped by the error Occurrences returns for a
+// window with more than MaxOccurrences occurrences.
+var ErrTooManyOccurrences = errors.New("too many occurrences")
+
 // RecurrenceError reports a bad recurrence set or expansion option. Op is
 // "recurrence set" (NewRecurrenceSet) or "occurrences"; Field names the part
 // (dtstart, rrule, exrule, rdate, exdate, limit, after, before, zone).
@@ -44,7 +54,8 @@ func (e *RecurrenceError) Error() string {
 	return fmt.Sprintf("%s: %s %s: %s", e.Op, e.Field, clip.Quote(e.Value), e.Reason)
 }
 
-// Unwrap returns the sentinel behind the error, if any (ErrUnbounded).
+// Unwrap returns the sentinel behind the error, if any (ErrUnbounded,
+// ErrTooManyOccurrences).
 func (e *RecurrenceError) Unwrap() error { return e.err }
 
 // RecurrenceSet is a validated, immutable recurrence set, safe for
@@ -147,6 +158,8 @@ type ExpandOptions struct {
 // Occurrences expands the set in opts.Zone and returns its occurrences in
 // instant order, each instant once, within [After, Before) and at most
 // Limit of them. An unbounded set needs Limit or Before (ErrUnbounded).
+// More than MaxOccurrences of them is an error (ErrTooManyOccurrences),
+// whatever Limit says.
 //
 // Only returned occurrences are resolved: a local time that Reject refuses
 // is an error (a *ResolveError) only if it would be returned, not when it
@@ -181,6 +194,13 @@ func (rs *RecurrenceSet) Occurrences(opts ExpandOptions) ([]Instant, error) {
 		}
 		if !ok || opts.Before != nil && !keyBefore(x.key, *opts.Before) {
 			break
+		}
+		if len(out) == MaxOccurrences {
+			field := "before"
+			if opts.Before == nil {
+				field = "limit"
+			}
+			return fail(field, "", fmt.Sprintf("more than %d occurrences: give a smaller limit or an earlier before", MaxOccurrences), ErrTooManyOccurrences)
 		}
 		at, err := it.emit(x)
 		if err != nil {

@@ -30,6 +30,7 @@ var luaFuncs = map[string]string{
 	"RunToLast":          "run-to-last",
 	"Clear":              "clear",
 	"SetLoopLimit":       "set-loop-limit",
+	"SetMaxPending":      "set-max-pending",
 	"Update":             "update",
 	"Step":               "step",
 	"Register":           "register",

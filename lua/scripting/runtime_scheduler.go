@@ -211,6 +211,7 @@ var schedulerMethods = map[string]lua.LGFunction{
 		L.Push(lua.LTrue)
 		return 1
 	},
+	"set-max-pending": schedulerSetMaxPending,
 	"trace": func(L *lua.LState) int {
 		ls := live(L, "trace")
 		switch v := L.Get(2).(type) {

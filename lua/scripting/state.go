@@ -50,6 +50,10 @@ type Options struct {
 	// Seed int64: the seed of math.random; the same seed gives the same
 	// sequence. math.randomseed(x) reseeds it, as Seed = x would.
 	Seed int64
+	// MemoryLimit is the state's memory budget: bytes; 0 means no limit.
+	// It is also the largest string string.rep, string.format, string.gsub
+	// and table.concat build (DefaultStringLimit when 0).
+	MemoryLimit int64
 }
 
 // NewState returns a state with the sandboxed standard library and the
@@ -108,6 +112,7 @@ func NewState(opts Options) *lua.LState {
 		L.Call(1, 0)
 	}
 
+	installStringLimits(L, stringLimit(opts.MemoryLimit))
 	sb.sandboxBase(L)
 	installResultLimits(L)
 	installRandom(L, opts.Seed)

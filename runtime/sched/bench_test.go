@@ -114,6 +114,10 @@ type bmMetronome struct {
 
 func newBMMetronome(b *testing.B, n int, d bmData) *bmMetronome {
 	m := &bmMetronome{s: sched.New(temporal.Fixed(bmEpoch)), handles: make([]sched.Handle, n)}
+	// n pending plus the jobs an op adds pass the default cap at n = 1M.
+	if err := m.s.SetMaxPending(n + sched.DefaultMaxPending); err != nil {
+		b.Fatal(err)
+	}
 	for i := range m.handles {
 		h, err := m.s.ScheduleOnce(temporal.Duration(bmPending+d.delays[i]), bmNeverFn)
 		if err != nil {

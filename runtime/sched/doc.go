@@ -40,6 +40,16 @@
 // take them (compat, hostservices' frames, the Lua bindings), which convert
 // them once with temporal.Millis.
 //
+// # Limits
+//
+// A scheduler holds at most DefaultMaxPending (1,000,000) pending jobs,
+// whatever their group; SetMaxPending changes the cap. The job past it is
+// refused with a *CallError wrapping ErrTooManyPending ("ScheduleOnce: too
+// many pending jobs: the cap is 1000000") and nothing changes; an interval
+// or recurrence that re-arms is never refused. Jobs callbacks schedule for
+// the instant being drained are bounded by the loop limit
+// (DefaultLoopLimit, 10,000 per instant per call; SetLoopLimit).
+//
 // # Concurrency
 //
 // A Scheduler belongs to one goroutine, like a *lua.LState. It starts no

@@ -16,6 +16,12 @@ var (
 	// its own scheduler to move time (Advance, Next, RunAll, RunToLast,
 	// Jump).
 	ErrReentrant = errors.New("called from inside a callback of the same scheduler")
+
+	// ErrTooManyPending is returned, wrapped in a *CallError, by a
+	// scheduling method when the scheduler already holds as many pending
+	// jobs as its cap allows (see SetMaxPending): "ScheduleOnce: too many
+	// pending jobs: the cap is 1000000".
+	ErrTooManyPending = errors.New("too many pending jobs")
 )
 
 // OptionError reports a bad argument, in Go terms: "ScheduleOnce: delay:

@@ -14,6 +14,10 @@ import (
 // being drained, within one call, before the call fails with a *LoopError.
 const DefaultLoopLimit = 10_000
 
+// DefaultMaxPending is how many jobs a scheduler holds pending before a
+// scheduling method fails with ErrTooManyPending (see SetMaxPending).
+const DefaultMaxPending = 1_000_000
+
 // Scheduler runs once, every and recurrence jobs on its own virtual time.
 // The zero value is not usable; call New.
 type Scheduler struct {
@@ -44,6 +48,8 @@ type Scheduler struct {
 	fires     int
 	report    func(*JobError) error // AdvanceReporting: where job errors go
 
+	maxPending int // see SetMaxPending
+
 	observer func(Fire)
 }
 
@@ -63,7 +69,7 @@ func New(clock temporal.Clock) *Scheduler {
 		panic("sched.New: nil clock")
 	}
 	epoch := clock.Now()
-	return &Scheduler{epoch: epoch, maxAt: math.MaxInt64 - max(epoch.UnixNano(), 0), loopLimit: DefaultLoopLimit}
+	return &Scheduler{epoch: epoch, maxAt: math.MaxInt64 - max(epoch.UnixNano(), 0), loopLimit: DefaultLoopLimit, maxPending: DefaultMaxPending}
 }
 
 // Now returns the scheduler's current instant: the epoch plus the time
@@ -105,6 +111,27 @@ func (s *Scheduler) SetLoopLimit(n int) error {
 	return nil
 }
 
+// SetMaxPending sets how many jobs may be pending at once (default
+// DefaultMaxPending); n must be >= 1. A scheduling method that would exceed
+// it fails with a *CallError wrapping ErrTooManyPending and changes nothing.
+// The cap counts every job on the timeline, whatever its group; an interval
+// or recurrence that re-arms, or a job that is pending at the call, is never
+// refused, so setting a cap below Count() only refuses new jobs until enough
+// have fired or been cancelled.
+func (s *Scheduler) SetMaxPending(n int) error {
+	if s.dropped {
+		return droppedError("SetMaxPending")
+	}
+	if n < 1 {
+		return &OptionError{Method: "SetMaxPending", Param: "n", Want: "an integer >= 1", Got: n}
+	}
+	s.maxPending = n
+	return nil
+}
+
+// MaxPending returns the cap SetMaxPending sets.
+func (s *Scheduler) MaxPending() int { return s.maxPending }
+
 // NextDeadline returns the earliest pending deadline; ok is false when
 // nothing is pending.
 func (s *Scheduler) NextDeadline() (at temporal.Instant, ok bool) {
@@ -120,9 +147,10 @@ func (s *Scheduler) NextDeadline() (at temporal.Instant, ok bool) {
 func (s *Scheduler) ScheduleOnce(delay temporal.Duration, fn Func, opts ...JobOption) (Handle, error) {
 	// The usual call passes every check at once: no option, a callback, a
 	// delay in range, no loop-guard count (a zero delay inside a drain
-	// counts), creation numbers left. It queues without further calls.
+	// counts), creation numbers left, room under the cap. It queues without
+	// further calls.
 	if len(opts) == 0 && fn != nil && !s.dropped && uint64(delay) <= uint64(s.maxAt-s.now) &&
-		(delay != 0 || !s.running) && s.seq < maxCreations {
+		(delay != 0 || !s.running) && s.seq < maxCreations && s.q.Len() < s.maxPending {
 		s.seq++
 		key := s.seq << tagBits // tagOnce is 0
 		return Handle{s: s, key: key, qid: s.q.Push(s.now+int64(delay), key, funcRef(fn))}, nil
@@ -323,6 +351,9 @@ func (s *Scheduler) deadline(name, key string, d temporal.Duration) (int64, erro
 
 // push queues a job with tag and ref at deadline at.
 func (s *Scheduler) push(name string, at int64, tag uint64, p ref) (Handle, error) {
+	if s.q.Len() >= s.maxPending {
+		return Handle{}, &CallError{Method: name, Err: fmt.Errorf("%w: the cap is %d", ErrTooManyPending, s.maxPending)}
+	}
 	if s.running && at == s.now {
 		if err := s.countRearm(); err != nil {
 			return Handle{}, err

@@ -1,0 +1,391 @@
+package scripting
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/pm"
+)
+
+// schedulerSetMaxPending is s["set-max-pending"](s, n): the scheduler's cap
+// on pending jobs (default sched.DefaultMaxPending).
+func schedulerSetMaxPending(L *lua.LState) int {
+	const fn = "set-max-pending"
+	ls := live(L, fn)
+	n, ok := toInteger(L.Get(2))
+	if !ok || n < 1 {
+		argError(L, 2, fn, "an integer >= 1 expected, got "+describe(L.Get(2)))
+	}
+	raiseError(L, luaCall{fn, 2, false}, ls.s.SetMaxPending(int(n)))
+	L.Push(lua.LTrue)
+	return 1
+}
+
+// DefaultStringLimit is the largest string, in bytes, that string.rep,
+// string.format, string.gsub and table.concat build when Options.MemoryLimit
+// is 0; with a MemoryLimit, that is the limit.
+const DefaultStringLimit = 1 << 30
+
+// stringLimit is the string limit of a state whose MemoryLimit is
+// memoryLimit.
+func stringLimit(memoryLimit int64) int64 {
+	if memoryLimit > 0 {
+		return memoryLimit
+	}
+	return DefaultStringLimit
+}
+
+// installStringLimits replaces the library functions whose result can be
+// far larger than their arguments with versions that compute the size of
+// the result before building it, and refuse one larger than limit: Go's
+// allocator would otherwise end the process on `("x"):rep(1e10)`. The VM's
+// own `..` cannot be checked this way; each step of a doubling loop is at
+// most twice the largest string that passed these checks.
+func installStringLimits(L *lua.LState, limit int64) {
+	str, _ := L.GetGlobal(lua.StringLibName).(*lua.LTable)
+	tab, _ := L.GetGlobal(lua.TabLibName).(*lua.LTable)
+	if str == nil || tab == nil {
+		return
+	}
+	lim := sizeLimit(limit)
+	format, _ := str.RawGetString("format").(*lua.LFunction)
+	str.RawSetString("rep", L.NewFunction(lim.rep))
+	str.RawSetString("gsub", L.NewFunction(lim.gsub))
+	if format != nil && format.IsG {
+		str.RawSetString("format", L.NewFunction(lim.format(format.GFunction)))
+	}
+	tab.RawSetString("concat", L.NewFunction(lim.concat))
+}
+
+// sizeLimit is a state's string limit in bytes.
+type sizeLimit int64
+
+// String names the limit as errors show it: "1 GiB", "64 KiB", "1000 B".
+func (n sizeLimit) String() string {
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n >= sizeLimit(u.size) && int64(n)%u.size == 0 {
+			return fmt.Sprintf("%d %s", int64(n)/u.size, u.name)
+		}
+	}
+	return fmt.Sprintf("%d B", int64(n))
+}
+
+// refuse raises the error for a result of size bytes (a float, as a size
+// asked for may exceed int64) built by fn from argument arg; qual says how
+// exact size is ("", "at least ", "up to ").
+func (n sizeLimit) refuse(L *lua.LState, arg int, fn, qual string, size float64) {
+	s := strconv.FormatFloat(size, 'f', -1, 64)
+	if size >= 1<<63 {
+		s = strconv.FormatFloat(size, 'g', 4, 64)
+	}
+	argError(L, arg, fn, fmt.Sprintf("result of %s%s bytes exceeds the %v string limit", qual, s, n))
+}
+
+// rep is string.rep(s, n): as gopher-lua's (n truncated, n <= 0 gives "",
+// a third argument ignored, as in Lua 5.1), with the size checked first.
+func (n sizeLimit) rep(L *lua.LState) int {
+	s := L.CheckString(1)
+	count := L.CheckInt(2)
+	if f := float64(L.Get(2).(lua.LNumber)); len(s) > 0 && f >= 1 {
+		if size := float64(len(s)) * math.Trunc(f); size > float64(n) {
+			n.refuse(L, 2, "rep", "", size)
+		}
+	}
+	if count <= 0 {
+		L.Push(lua.LString(""))
+		return 1
+	}
+	L.Push(lua.LString(strings.Repeat(s, count)))
+	return 1
+}
+
+// concat is table.concat(t [, sep [, i [, j]]]) as gopher-lua's, but it
+// sums the lengths before it builds the result, and builds it without
+// pushing every element on the stack.
+func (n sizeLimit) concat(L *lua.LState) int {
+	tbl := L.CheckTable(1)
+	sep := L.OptString(2, "")
+	i := L.OptInt(3, 1)
+	j := L.OptInt(4, tbl.Len())
+	if L.GetTop() == 3 && (i > tbl.Len() || i < 1) {
+		L.Push(lua.LString(""))
+		return 1
+	}
+	i = max(min(i, tbl.Len()), 1)
+	j = min(j, tbl.Len())
+	if i > j {
+		L.Push(lua.LString(""))
+		return 1
+	}
+	parts := make([]string, 0, j-i+1)
+	size := int64(0)
+	for k := i; k <= j; k++ {
+		v := tbl.RawGetInt(k)
+		if !lua.LVCanConvToString(v) {
+			raise(L, "invalid value (%s) at index %d in table for concat", v.Type().String(), k)
+		}
+		p := lua.LVAsString(v)
+		size += int64(len(p))
+		if k != j {
+			size += int64(len(sep))
+		}
+		if size > int64(n) {
+			qual := ""
+			if k != j {
+				qual = "at least "
+			}
+			n.refuse(L, 1, "concat", qual, float64(size))
+		}
+		parts = append(parts, p)
+	}
+	L.Push(lua.LString(strings.Join(parts, sep)))
+	return 1
+}
+
+// format wraps gopher-lua's string.format, which hands the format to
+// fmt.Sprintf: it bounds the result from the format's widths and
+// precisions (fmt refuses those over 1e6) and the arguments' lengths first.
+func (n sizeLimit) format(orig lua.LGFunction) lua.LGFunction {
+	return func(L *lua.LState) int {
+		f := L.CheckString(1)
+		if size := formatBound(L, f); size > float64(n) {
+			n.refuse(L, 1, "format", "up to ", size)
+		}
+		return orig(L)
+	}
+}
+
+// formatBound returns an upper bound of the length of string.format(f,
+// ...), the arguments being on L's stack from index 2.
+func formatBound(L *lua.LState, f string) float64 {
+	size := float64(len(f))
+	arg := 2
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			continue
+		}
+		i++
+		if i < len(f) && f[i] == '%' {
+			continue
+		}
+		num := [2]float64{} // width, precision
+		which := 0
+		for ; i < len(f); i++ {
+			c := f[i]
+			switch {
+			case c >= '0' && c <= '9':
+				num[which] = num[which]*10 + float64(c-'0')
+				continue
+			case c == '.':
+				which = 1
+				continue
+			case strings.IndexByte("+- #", c) >= 0:
+				continue
+			}
+			break
+		}
+		size += min(num[0], 1e6) + min(num[1], 1e6)
+		if i >= len(f) {
+			break
+		}
+		if s, ok := L.Get(arg).(lua.LString); ok {
+			// %q and %x (with or without a space) write at most 4 bytes
+			// for one.
+			size += 4*float64(len(s)) + 2
+		} else {
+			size += 400 // a number's digits, a value's name
+		}
+		arg++
+	}
+	return size
+}
+
+// gsub is gopher-lua's string.gsub, built in one pass and checked: the
+// result is refused as soon as it would pass the limit, before it is
+// built. (gopher-lua's copies the whole string once per match.)
+func (n sizeLimit) gsub(L *lua.LState) int {
+	const fn = "gsub"
+	str := L.CheckString(1)
+	pat := L.CheckString(2)
+	L.CheckTypes(3, lua.LTString, lua.LTTable, lua.LTFunction)
+	repl := L.CheckAny(3)
+	limit := L.OptInt(4, -1)
+	mds, err := pm.Find(pat, unsafe.Slice(unsafe.StringData(str), len(str)), 0, limit)
+	if err != nil {
+		raise(L, "%s", err.Error())
+	}
+	if len(mds) == 0 {
+		L.SetTop(1)
+		L.Push(lua.LNumber(0))
+		return 2
+	}
+	var (
+		b    strings.Builder
+		last int
+	)
+	if r, ok := repl.(lua.LString); ok {
+		// The exact size first: a replacement shorter than its match gives
+		// back what a longer one took.
+		tmpl := parseRepl(string(r))
+		size := float64(len(str))
+		for _, m := range mds {
+			size += float64(tmpl.size(L, m, str) - int64(m.Capture(1)-m.Capture(0)))
+		}
+		if size > float64(n) {
+			n.refuse(L, 3, fn, "", size)
+		}
+		b.Grow(int(size))
+		for _, m := range mds {
+			b.WriteString(str[last:m.Capture(0)])
+			tmpl.write(L, &b, m, str)
+			last = m.Capture(1)
+		}
+	} else {
+		for _, m := range mds {
+			v := replValue(L, repl, m, str)
+			if lua.LVIsFalse(v) {
+				continue
+			}
+			p := lua.LVAsString(v)
+			start := m.Capture(0)
+			if size := int64(b.Len()) + int64(start-last) + int64(len(p)); size > int64(n) {
+				n.refuse(L, 3, fn, "at least ", float64(size))
+			}
+			b.WriteString(str[last:start])
+			b.WriteString(p)
+			last = m.Capture(1)
+		}
+	}
+	if size := int64(b.Len()) + int64(len(str)-last); size > int64(n) {
+		n.refuse(L, 3, fn, "", float64(size))
+	}
+	b.WriteString(str[last:])
+	L.Push(lua.LString(b.String()))
+	L.Push(lua.LNumber(len(mds)))
+	return 2
+}
+
+// replValue is the value a table or function replacement gives match m.
+func replValue(L *lua.LState, repl lua.LValue, m *pm.MatchData, str string) lua.LValue {
+	if t, ok := repl.(*lua.LTable); ok {
+		idx := 0
+		if m.CaptureLength() > 2 { // has captures
+			idx = 2
+		}
+		if m.IsPosCapture(idx) {
+			return L.GetTable(t, lua.LNumber(m.Capture(idx)))
+		}
+		return L.GetField(t, str[m.Capture(idx):m.Capture(idx+1)])
+	}
+	L.Push(repl)
+	nargs := 0
+	if m.CaptureLength() > 2 {
+		for i := 2; i < m.CaptureLength(); i += 2 {
+			L.Push(captureValue(L, m, str, i))
+			nargs++
+		}
+	} else {
+		L.Push(captureValue(L, m, str, 0))
+		nargs++
+	}
+	L.Call(nargs, 1)
+	v := L.Get(-1)
+	L.Pop(1)
+	return v
+}
+
+// captureValue is capture idx (0: the whole match) of m as a function
+// replacement receives it: a position capture as a number.
+func captureValue(L *lua.LState, m *pm.MatchData, str string, idx int) lua.LValue {
+	if idx > 0 && m.IsPosCapture(idx) {
+		return lua.LNumber(m.Capture(idx))
+	}
+	return lua.LString(captured(L, m, str, idx))
+}
+
+// captured is gopher-lua's capturedString: %1 without captures is the
+// whole match; a capture that does not exist is an error.
+func captured(L *lua.LState, m *pm.MatchData, str string, idx int) string {
+	if idx > 2 && idx >= m.CaptureLength() {
+		raise(L, "invalid capture index")
+	}
+	if idx >= m.CaptureLength() && idx == 2 {
+		idx = 0
+	}
+	if m.IsPosCapture(idx) {
+		return strconv.Itoa(m.Capture(idx))
+	}
+	return str[m.Capture(idx):m.Capture(idx+1)]
+}
+
+// replTemplate is a string replacement, read as gopher-lua reads it:
+// "%%" is "%", "%d" a capture, "%" before another character stays as it
+// is, as does a final "%".
+type replTemplate []replPart
+
+// replPart is literal text, or capture idx when text is empty.
+type replPart struct {
+	text string
+	idx  int
+}
+
+func parseRepl(r string) replTemplate {
+	var (
+		t   replTemplate
+		lit []byte
+	)
+	for i := 0; i < len(r); i++ {
+		c := r[i]
+		if c != '%' || i == len(r)-1 {
+			lit = append(lit, c)
+			continue
+		}
+		i++
+		switch d := r[i]; {
+		case d == '%':
+			lit = append(lit, '%')
+		case d >= '0' && d <= '9':
+			if len(lit) > 0 {
+				t = append(t, replPart{text: string(lit)})
+				lit = nil
+			}
+			t = append(t, replPart{idx: 2 * int(d-'0')})
+		default:
+			lit = append(lit, '%', d)
+		}
+	}
+	if len(lit) > 0 {
+		t = append(t, replPart{text: string(lit)})
+	}
+	return t
+}
+
+// size is the length of the replacement of match m.
+func (t replTemplate) size(L *lua.LState, m *pm.MatchData, str string) int64 {
+	n := int64(0)
+	for _, p := range t {
+		if p.text != "" {
+			n += int64(len(p.text))
+		} else {
+			n += int64(len(captured(L, m, str, p.idx)))
+		}
+	}
+	return n
+}
+
+func (t replTemplate) write(L *lua.LState, b *strings.Builder, m *pm.MatchData, str string) {
+	for _, p := range t {
+		if p.text != "" {
+			b.WriteString(p.text)
+		} else {
+			b.WriteString(captured(L, m, str, p.idx))
+		}
+	}
+}
