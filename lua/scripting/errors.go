@@ -204,6 +204,7 @@ func (e *flushError) Unwrap() error { return e.err }
 // handler that records the traceback of the callback's frames while they
 // still exist.
 type callbacks struct {
+	gov     *governor // nil without budgets
 	handler *lua.LFunction
 	fn      *lua.LFunction // the callback running now (innermost)
 }
@@ -216,7 +217,7 @@ func callbacksOf(L *lua.LState) *callbacks {
 	if ud, ok := reg.RawGetString(callbacksKey).(*lua.LUserData); ok {
 		return ud.Value.(*callbacks)
 	}
-	c := &callbacks{}
+	c := &callbacks{gov: governorOf(L)}
 	c.handler = L.NewFunction(c.handle)
 	ud := L.NewUserData()
 	ud.Value = c
@@ -228,10 +229,19 @@ func callbacksOf(L *lua.LState) *callbacks {
 // protected mode; an error comes back as a *lua.ApiError whose StackTrace
 // describes the callback's frames.
 func (c *callbacks) call(L *lua.LState, f *lua.LFunction, nargs int) error {
+	if c.gov != nil {
+		if err := c.gov.callbackFrame(f); err != nil {
+			L.Pop(nargs + 1)
+			return err
+		}
+	}
 	prev := c.fn
 	c.fn = f
 	err := L.PCall(nargs, 0, c.handler)
 	c.fn = prev
+	if c.gov != nil {
+		err = c.gov.leave(err)
+	}
 	if err == nil {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package scripting
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +34,22 @@ type Options struct {
 	// Modules are preloaded next to the built-in modules, name -> loader;
 	// an entry replaces a built-in module of the same name.
 	Modules map[string]lua.LGFunction
+
+	// Budget is the wall time each main chunk run with PCall, callback,
+	// test body and hook may take; a call inside another gets what is
+	// left of the outer one when that is less. 0: no budget.
+	Budget time.Duration
+	// DrainBudget is the wall time one advance, update, step, next,
+	// run-all, run-to-last or jump call (or a Go call run with Drain) may
+	// take, across all the callbacks it runs. 0: no bound.
+	DrainBudget time.Duration
+	// MemoryLimit is how many bytes the Go heap may grow past its size at
+	// NewState while the state's Lua runs under PCall, Drain or a
+	// callback. 0: not watched.
+	MemoryLimit int64
+	// Context, when done, stops the state's Lua at its next instruction
+	// with an "interrupted" error, and every later call at once.
+	Context context.Context
 }
 
 // NewState returns a state with the sandboxed standard library and the
@@ -88,6 +105,7 @@ func NewState(opts Options) *lua.LState {
 	sb.sandboxBase(L)
 	sb.installOS(L)
 	sb.installRequire(L)
+	installBudget(L, opts)
 	return L
 }
 
