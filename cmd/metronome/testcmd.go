@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/metronome-rt/metronome/lua/luatest"
+	"github.com/metronome-rt/metronome/lua/scripting"
 )
 
 const testAbout = `Test runs Lua test files, each in its own sandboxed state, and prints one
@@ -20,7 +21,12 @@ with "." or "_"). The default PATH is tests/. Each file gets its own host
 (require "app-host") on a virtual clock starting at 2000-01-01T00:00:00Z,
 which os.time, os.date and os.clock read, as under go test ./tests. A file
 that registers no test, or two tests of one name, fails. It exits 1 when a
-test fails.`
+test fails.
+
+Each file's main chunk and each test body may run for --budget of wall time
+(default 5s), one advance, update or step for --drain-budget (default 10s),
+and the heap may grow by --memory-limit while a file runs (default 1GiB); a
+test past one fails with an error naming it.`
 
 func testCommand() *command {
 	return &command{
@@ -28,13 +34,17 @@ func testCommand() *command {
 		synopsis: "[PATH...]",
 		summary:  "Run *_test.lua files (default tests/).",
 		about:    testAbout,
-		bind: func(_ *flag.FlagSet, out streams) func(context.Context, []string) error {
+		bind: func(fs *flag.FlagSet, out streams) func(context.Context, []string) error {
+			b := testBudgets
+			b.bind(fs)
 			return func(ctx context.Context, paths []string) error {
 				files, err := testFiles(paths)
 				if err != nil {
 					return err
 				}
-				results, runErr := luatest.Run(ctx, files, luatest.HostState(out.stdout))
+				var opts scripting.Options
+				b.options(ctx, &opts)
+				results, runErr := luatest.Run(ctx, files, luatest.HostStateWith(out.stdout, opts))
 				if err := luatest.Report(out.stdout, results); err != nil {
 					return err
 				}

@@ -27,16 +27,21 @@ var Epoch = temporal.FromUnixNano(946684800e9)
 //   - os.time and os.date reading the host's virtual time, and os.clock
 //     its elapsed time in seconds, so both start at Epoch and move only when
 //     the test moves the host.
-func HostState(stdout io.Writer) Factory {
+func HostState(stdout io.Writer) Factory { return HostStateWith(stdout, scripting.Options{}) }
+
+// HostStateWith is HostState with opts' other fields (budgets, a context)
+// for each file's state; its ScriptDir, Stdout, Modules, Now and CPUClock
+// are HostState's.
+func HostStateWith(stdout io.Writer, opts scripting.Options) Factory {
 	return func(file string) (*lua.LState, func(), error) {
 		h := hostservices.New(temporal.Fixed(Epoch))
-		L := scripting.NewState(scripting.Options{
-			ScriptDir: filepath.Dir(file),
-			Stdout:    stdout,
-			Modules:   scripting.HostModules(h, nil),
-			Now:       func() time.Time { return h.Now().Time() },
-			CPUClock:  func() float64 { return h.Scheduler().Elapsed().Std().Seconds() },
-		})
+		o := opts
+		o.ScriptDir = filepath.Dir(file)
+		o.Stdout = stdout
+		o.Modules = scripting.HostModules(h, nil)
+		o.Now = func() time.Time { return h.Now().Time() }
+		o.CPUClock = func() float64 { return h.Scheduler().Elapsed().Std().Seconds() }
+		L := scripting.NewState(o)
 		return L, L.Close, nil
 	}
 }

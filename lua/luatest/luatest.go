@@ -182,7 +182,7 @@ func openSuite(file string, factory Factory) (*suite, *Result) {
 		return nil, fail(line, msg)
 	}
 	L.Push(fn)
-	if err := L.PCall(0, 0, s.handler); err != nil {
+	if err := scripting.PCall(L, 0, 0, s.handler); err != nil {
 		line, msg, details := s.failure(err)
 		s.close()
 		return nil, fail(line, msg, details...)
@@ -231,7 +231,7 @@ func (s *suite) run(i int) Result {
 	s.current, s.caught = tc, nil
 	s.L.Push(tc.fn)
 	s.L.Push(ud)
-	err := s.L.PCall(1, 0, s.handler)
+	err := scripting.PCall(s.L, 1, 0, s.handler)
 	s.current = nil
 	t.done = true
 	res := t.res

@@ -66,10 +66,9 @@ type governor struct {
 	period        time.Duration
 	t0            time.Time
 
-	frames  []frame
-	fires   int64 // callbacks entered
-	owner   int   // index in frames of the trip's owner; -1 none, -2 unknown
-	nesting int   // coroutine.resume calls in progress
+	frames []frame
+	fires  int64 // callbacks entered
+	owner  int   // index in frames of the trip's owner; -1 none, -2 unknown
 
 	ch       chan struct{} // Done; replaced (under mu) only by this goroutine
 	deadline atomic.Int64  // effective deadline of the innermost frame; 0: idle
