@@ -39,6 +39,7 @@ type runOptions struct {
 	Seed      int64  // math.random's seed
 
 	AllowWallClock bool // Temporal.clock.system() under virtual time
+	Budgets        budgets
 
 	traceOut io.Writer // resolved by runScript
 }
@@ -62,7 +63,14 @@ With --realtime the same loop runs on the system clock, sleeping until the
 next due item or frame; facets get the measured delta.
 
 An uncaught error, in the main chunk or in a job or facet, prints
-file:line: message and a stack traceback, and exits 1. A bad flag exits 2.`
+file:line: message and a stack traceback, and exits 1. A bad flag exits 2.
+
+Budgets: the main chunk and each callback may run for --budget of wall time
+(default 1s), one advance, update or step (the runner's included) for
+--drain-budget across its callbacks (default 10s), and the heap may grow by
+--memory-limit while scripts run (default 1GiB). A script past one stops
+with an error naming it, which pcall cannot catch: exit 1. Ctrl-C or
+SIGTERM stops the script at once, even inside a loop: exit 130.`
 
 func runCommand() *command {
 	return &command{
@@ -71,7 +79,7 @@ func runCommand() *command {
 		summary:  "Run a script on a host, in virtual (default) or real time.",
 		about:    runAbout,
 		bind: func(fs *flag.FlagSet, out streams) func(context.Context, []string) error {
-			o := runOptions{Stdout: out.stdout, Stderr: out.stderr}
+			o := runOptions{Stdout: out.stdout, Stderr: out.stderr, Budgets: runBudgets}
 			start := &instantFlag{t: defaultStart}
 			until := &spanFlag{d: defaultUntil}
 			frame := &frameFlag{}
@@ -88,6 +96,7 @@ func runCommand() *command {
 			fs.StringVar(&o.TraceFile, "trace-file", "", "write the trace to `FILE` instead of stderr (implies --trace)")
 			fs.StringVar(&o.Timeline, "timeline", "", "write an SVG timeline of the run to `FILE.svg`")
 			fs.Int64Var(&o.Seed, "seed", 0, "seed math.random with `N`: the same seed gives the same sequence")
+			o.Budgets.bind(fs)
 			return func(ctx context.Context, args []string) error {
 				if len(args) == 0 {
 					return usageError("no script given")
@@ -171,7 +180,7 @@ func runScript(ctx context.Context, o runOptions) (err error) {
 		L.Push(lua.LString(a))
 	}
 	var runErr error
-	if err := L.PCall(len(o.Args), 0, nil); err != nil {
+	if err := scripting.PCall(L, len(o.Args), 0, nil); err != nil {
 		runErr = luaError(L, err)
 	} else {
 		runErr = s.drive(ctx)
@@ -194,17 +203,19 @@ type stateOptions struct {
 	clock     temporal.Clock // create{} and make-scheduler{} without :clock; nil: the wall clock
 	allowWall bool           // Temporal.clock.system() though clock is set
 	seed      int64          // math.random's seed
+	budgets   budgets
+	ctx       context.Context // stops the script's Lua when done
 }
 
 // newState is the state run gives a script: sandboxed, requiring from dir,
 // printing to stdout. (test's is luatest.HostState.)
 func newState(o stateOptions) *lua.LState {
-	// No L.SetContext: gopher-lua would poll ctx on every instruction, which
-	// costs a third of a callback. ctx stops the host loop between steps;
-	// main restores the default signal action, so a second Ctrl-C ends a
-	// script stuck in Lua.
-	return scripting.NewState(scripting.Options{AllowIO: o.allowIO, ScriptDir: o.dir, Stdout: o.stdout, Modules: o.modules, Now: o.now, CPUClock: o.cpu,
-		Clock: o.clock, AllowWallClock: o.allowWall, Seed: o.seed})
+	// ctx and the budgets reach the Lua VM: Ctrl-C and SIGTERM stop a
+	// script even inside a loop (see docs/architecture.md for the cost).
+	so := scripting.Options{AllowIO: o.allowIO, ScriptDir: o.dir, Stdout: o.stdout, Modules: o.modules, Now: o.now, CPUClock: o.cpu,
+		Clock: o.clock, AllowWallClock: o.allowWall, Seed: o.seed}
+	o.budgets.options(o.ctx, &so)
+	return scripting.NewState(so)
 }
 
 func dirOf(path string) string { return filepath.Dir(path) }

@@ -53,7 +53,7 @@ func newSession(ctx context.Context, o runOptions, flushEach bool) *session {
 			s.rec.event(s.elapsed(), "quit")
 		}
 	})
-	st := stateOptions{dir: dirOf(o.Script), allowIO: o.AllowIO, stdout: o.Stdout, modules: mods, seed: o.Seed}
+	st := stateOptions{dir: dirOf(o.Script), allowIO: o.AllowIO, stdout: o.Stdout, modules: mods, seed: o.Seed, budgets: o.Budgets, ctx: ctx}
 	if !o.Realtime {
 		// os.time, os.date and os.clock read the host's virtual clock.
 		st.now = func() time.Time { return s.host.Now().Time() }
@@ -89,10 +89,11 @@ func (s *session) elapsed() temporal.Duration { return s.host.Scheduler().Elapse
 // says on stderr why it stopped when that is not the plain end.
 func (s *session) drive(ctx context.Context) error {
 	var err error
+	r := budgetedRunner{s.runner, s}
 	if s.o.Realtime {
-		err = driver.Run(ctx, s.runner, driver.Options{})
+		err = driver.Run(ctx, r, driver.Options{})
 	} else {
-		err = s.runner.RunVirtual(ctx)
+		err = r.runVirtual(ctx)
 	}
 	if err != nil {
 		return s.jobError(err)

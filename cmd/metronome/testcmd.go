@@ -25,7 +25,12 @@ host's instant, and Temporal.clock.system() raises unless --allow-wallclock
 (the wall clock would make results differ run to run). A file
 that registers no test, or two tests of one name, fails. It exits 1 when a
 test fails. math.random in each file is seeded from --seed (default 0) and
-the file's name, so a run repeats.`
+the file's name, so a run repeats.
+
+Each file's main chunk and each test body may run for --budget of wall time
+(default 5s), one advance, update or step for --drain-budget (default 10s),
+and the heap may grow by --memory-limit while a file runs (default 1GiB); a
+test past one fails with an error naming it.`
 
 func testCommand() *command {
 	return &command{
@@ -37,11 +42,14 @@ func testCommand() *command {
 			state := scripting.Options{Stdout: out.stdout}
 			fs.BoolVar(&state.AllowWallClock, "allow-wallclock", false, "let tests read the wall clock (Temporal.clock.system())")
 			fs.Int64Var(&state.Seed, "seed", 0, "seed each file's math.random from `N` and the file's name")
+			b := testBudgets
+			b.bind(fs)
 			return func(ctx context.Context, paths []string) error {
 				files, err := testFiles(paths)
 				if err != nil {
 					return err
 				}
+				b.options(ctx, &state)
 				results, runErr := luatest.Run(ctx, files, luatest.HostStateWith(state))
 				if err := luatest.Report(out.stdout, results); err != nil {
 					return err

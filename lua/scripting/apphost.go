@@ -222,13 +222,13 @@ var hostMethods = map[string]lua.LGFunction{
 	},
 	"update": func(L *lua.LState) int {
 		h := checkHost(L, "update")
-		raiseError(L, luaCall{"update", 2, false}, h.Update(checkNumber(L, 2, "update", "delta-ms")))
+		raiseError(L, luaCall{"update", 2, false}, drainHost(L, "update", h.Update, checkNumber(L, 2, "update", "delta-ms")))
 		L.Push(lua.LTrue)
 		return 1
 	},
 	"step": func(L *lua.LState) int {
 		h := checkHost(L, "step")
-		raiseError(L, luaCall{"step", 2, false}, h.Step(checkNumber(L, 2, "step", "delta-ms")))
+		raiseError(L, luaCall{"step", 2, false}, drainHost(L, "step", h.Step, checkNumber(L, 2, "step", "delta-ms")))
 		L.Push(lua.LTrue)
 		return 1
 	},

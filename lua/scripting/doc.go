@@ -65,12 +65,31 @@
 // numbers), and reports a syntax error as "path:line: message near 'token'".
 // Run the function with L.PCall.
 //
+// # Budgets
+//
+// Options.Budget bounds the wall time of each call Go makes with PCall (a
+// main chunk, a test body) and of each callback; a call inside another gets
+// what is left of the outer one when that is less. Options.DrainBudget
+// bounds one advance, update, step, next, run-all, run-to-last or jump of a
+// script, and a Go call wrapped in Drain (UpdateBy, Runner.Step), across the
+// callbacks it runs. Options.MemoryLimit bounds how far the heap grows past
+// its size at NewState while Lua runs under one of those. Options.Context
+// stops the state's Lua when it is done. A runaway gets a Lua error naming
+// the budget and the function, within the budget plus about 5ms; pcall,
+// xpcall and coroutines re-raise it until it reaches the call whose budget
+// ran out, and the state and its schedulers go on afterwards. All are off by
+// default; then the state has no context and costs nothing. With any of
+// them the state's context is the governor, which gopher-lua checks before
+// every instruction, and a timer ticks while Lua runs (no goroutine stays
+// behind: nothing to close).
+//
 // # Threading
 //
 // A state and its host belong to one goroutine: the one that runs the
 // scripts and moves the host. Callbacks, timers and facets run on the main
 // thread of the state that registered them, inside the Go call that moved
-// the host. Nothing here starts a goroutine. Other goroutines reach a state
+// the host. Nothing here starts a goroutine but the budget timer, which
+// runs only while Lua does. Other goroutines reach a state
 // or its host only by handing work to that goroutine between frames, as
 // runtime/driver's Options.Calls does.
 //

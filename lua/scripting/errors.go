@@ -226,6 +226,7 @@ func (e *flushError) Unwrap() error { return e.err }
 // handler that records the traceback of the callback's frames while they
 // still exist.
 type callbacks struct {
+	gov     *governor // nil without budgets
 	handler *lua.LFunction
 	fn      *lua.LFunction // the callback running now (innermost)
 
@@ -247,7 +248,7 @@ func callbacksOf(L *lua.LState) *callbacks {
 	if ud, ok := reg.RawGetString(callbacksKey).(*lua.LUserData); ok {
 		return ud.Value.(*callbacks)
 	}
-	c := &callbacks{p: protectorOf(L)}
+	c := &callbacks{p: protectorOf(L), gov: governorOf(L)}
 	c.handler = L.NewFunction(c.handle)
 	ud := L.NewUserData()
 	ud.Value = c
@@ -259,10 +260,19 @@ func callbacksOf(L *lua.LState) *callbacks {
 // protected mode; an error comes back as a *lua.ApiError whose StackTrace
 // describes the callback's frames.
 func (c *callbacks) call(L *lua.LState, f *lua.LFunction, nargs int) error {
+	if c.gov != nil {
+		if err := c.gov.callbackFrame(f); err != nil {
+			L.Pop(nargs + 1)
+			return err
+		}
+	}
 	prev := c.fn
 	c.fn = f
 	err := c.p.pcall(L, nargs, 0, c.handler)
 	c.fn = prev
+	if c.gov != nil {
+		err = c.gov.leave(err)
+	}
 	if err == nil {
 		return nil
 	}
@@ -292,6 +302,9 @@ func (c *callbacks) unwrap(err error) error {
 
 const tracebackHeading = "stack traceback:"
 
+// maxTraceLevels is the most frames a callback's traceback lists.
+const maxTraceLevels = 40
+
 // raised carries an error and its traceback from the message handler to
 // call.
 type raised struct {
@@ -306,6 +319,12 @@ func (c *callbacks) handle(L *lua.LState) int {
 	var b strings.Builder
 	b.WriteString(tracebackHeading)
 	for level := 1; ; level++ {
+		if level > maxTraceLevels {
+			// A runaway recursion or tail call can leave millions of
+			// frames, and each GetStack walks from the top.
+			b.WriteString("\n\t...")
+			break
+		}
 		dbg, ok := L.GetStack(level)
 		if !ok {
 			break

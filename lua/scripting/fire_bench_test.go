@@ -1,7 +1,9 @@
 package scripting
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/yuin/gopher-lua"
 )
@@ -39,4 +41,38 @@ func BenchmarkLuaCallbackBoundary(b *testing.B) {
 			b.Fatal(err)
 		}
 	})
+}
+
+// BenchmarkBudgetFire is one callback's fire through the callback runner
+// with budgets off, on (the governor: a frame per fire and a context check
+// per instruction), and with a plain context.WithCancel on the state
+// instead of the governor (std-ctx, no frames).
+func BenchmarkBudgetFire(b *testing.B) {
+	for _, mode := range []string{"off", "on", "std-ctx"} {
+		b.Run(mode, func(b *testing.B) {
+			opts := Options{}
+			if mode == "on" {
+				opts = Options{Budget: time.Hour, DrainBudget: time.Hour}
+			}
+			L := NewState(opts)
+			defer L.Close()
+			if mode == "std-ctx" {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				L.SetContext(ctx)
+			}
+			if err := L.DoString(`n = 0 function cb() n = n + 1 end`); err != nil {
+				b.Fatal(err)
+			}
+			f := L.GetGlobal("cb").(*lua.LFunction)
+			cbs := callbacksOf(L)
+			b.ReportAllocs()
+			for b.Loop() {
+				L.Push(f)
+				if err := cbs.call(L, f, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

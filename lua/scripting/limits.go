@@ -5,10 +5,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unsafe"
 
+	"github.com/metronome-rt/metronome/lua/scripting/internal/luapattern"
 	"github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/pm"
 )
 
 // schedulerSetMaxPending is s["set-max-pending"](s, n): the scheduler's cap
@@ -217,10 +216,7 @@ func (n sizeLimit) gsub(L *lua.LState) int {
 	L.CheckTypes(3, lua.LTString, lua.LTTable, lua.LTFunction)
 	repl := L.CheckAny(3)
 	limit := L.OptInt(4, -1)
-	mds, err := pm.Find(pat, unsafe.Slice(unsafe.StringData(str), len(str)), 0, limit)
-	if err != nil {
-		raise(L, "%s", err.Error())
-	}
+	mds := findPattern(L, pat, readOnlyBytes(str), 0, limit)
 	if len(mds) == 0 {
 		L.SetTop(1)
 		L.Push(lua.LNumber(0))
@@ -273,7 +269,7 @@ func (n sizeLimit) gsub(L *lua.LState) int {
 }
 
 // replValue is the value a table or function replacement gives match m.
-func replValue(L *lua.LState, repl lua.LValue, m *pm.MatchData, str string) lua.LValue {
+func replValue(L *lua.LState, repl lua.LValue, m *luapattern.MatchData, str string) lua.LValue {
 	if t, ok := repl.(*lua.LTable); ok {
 		idx := 0
 		if m.CaptureLength() > 2 { // has captures
@@ -303,7 +299,7 @@ func replValue(L *lua.LState, repl lua.LValue, m *pm.MatchData, str string) lua.
 
 // captureValue is capture idx (0: the whole match) of m as a function
 // replacement receives it: a position capture as a number.
-func captureValue(L *lua.LState, m *pm.MatchData, str string, idx int) lua.LValue {
+func captureValue(L *lua.LState, m *luapattern.MatchData, str string, idx int) lua.LValue {
 	if idx > 0 && m.IsPosCapture(idx) {
 		return lua.LNumber(m.Capture(idx))
 	}
@@ -312,7 +308,7 @@ func captureValue(L *lua.LState, m *pm.MatchData, str string, idx int) lua.LValu
 
 // captured is gopher-lua's capturedString: %1 without captures is the
 // whole match; a capture that does not exist is an error.
-func captured(L *lua.LState, m *pm.MatchData, str string, idx int) string {
+func captured(L *lua.LState, m *luapattern.MatchData, str string, idx int) string {
 	if idx > 2 && idx >= m.CaptureLength() {
 		raise(L, "invalid capture index")
 	}
@@ -368,7 +364,7 @@ func parseRepl(r string) replTemplate {
 }
 
 // size is the length of the replacement of match m.
-func (t replTemplate) size(L *lua.LState, m *pm.MatchData, str string) int64 {
+func (t replTemplate) size(L *lua.LState, m *luapattern.MatchData, str string) int64 {
 	n := int64(0)
 	for _, p := range t {
 		if p.text != "" {
@@ -380,7 +376,7 @@ func (t replTemplate) size(L *lua.LState, m *pm.MatchData, str string) int64 {
 	return n
 }
 
-func (t replTemplate) write(L *lua.LState, b *strings.Builder, m *pm.MatchData, str string) {
+func (t replTemplate) write(L *lua.LState, b *strings.Builder, m *luapattern.MatchData, str string) {
 	for _, p := range t {
 		if p.text != "" {
 			b.WriteString(p.text)

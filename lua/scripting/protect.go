@@ -14,8 +14,11 @@ import (
 // without a handler resets the stack before anything else, so an outer one
 // catches it: PCall below runs the handler's PCall inside one.
 
-// PCall is L.PCall(nargs, nret, errfunc) for code that runs scripts: it
-// returns every error the call raises, including the one L.PCall lets
+// PCall is L.PCall(nargs, nret, errfunc) for a call Go makes into a
+// script (a main chunk, a test body, a hook): it runs under the state's
+// budget (Options.Budget; a budget error comes back as a *lua.ApiError
+// naming the budget and the function), and it returns every error the call
+// raises, including the one L.PCall lets
 // escape as a Go panic (an error raised while the value stack is full, as a
 // registry overflow leaves it, when errfunc is set). That error does not
 // reach errfunc: it comes back as gopher-lua raised it, with its position
@@ -25,6 +28,11 @@ import (
 // with L.PCall, the function and its arguments are gone from the stack and
 // no results are pushed.
 func PCall(L *lua.LState, nargs, nret int, errfunc *lua.LFunction) error {
+	return budgetCall(L, nargs, func() error { return protectedCall(L, nargs, nret, errfunc) })
+}
+
+// protectedCall is PCall without the budget.
+func protectedCall(L *lua.LState, nargs, nret int, errfunc *lua.LFunction) error {
 	if errfunc == nil {
 		return withPosition(L.PCall(nargs, nret, nil))
 	}
@@ -118,7 +126,7 @@ func safeXPCall(L *lua.LState) int {
 	handler := L.CheckFunction(2)
 	top := L.GetTop()
 	L.Push(fn)
-	if err := PCall(L, 0, lua.MultRet, handler); err != nil {
+	if err := protectedCall(L, 0, lua.MultRet, handler); err != nil {
 		L.Push(lua.LFalse)
 		L.Push(errorValue(err))
 		return 2

@@ -34,10 +34,16 @@ func installResultLimits(L *lua.LState) {
 		if !ok || !orig.IsG {
 			return
 		}
-		str.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+		// The wrapper carries orig's upvalues (gmatch's iterator), since
+		// orig runs in the wrapper's frame and reads them from there.
+		up := make([]lua.LValue, len(orig.Upvalues))
+		for i, u := range orig.Upvalues {
+			up[i] = u.Value()
+		}
+		str.RawSetString(name, L.NewClosure(func(L *lua.LState) int {
 			check(L, limit)
 			return orig.GFunction(L)
-		}))
+		}, up...))
 	}
 	wrap("byte", checkByteSlice)
 	captures := func(name string) func(*lua.LState, int) {

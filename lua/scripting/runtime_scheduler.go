@@ -124,7 +124,7 @@ var schedulerMethods = map[string]lua.LGFunction{
 	"advance": func(L *lua.LState) int {
 		ls := live(L, "advance")
 		d := checkDurationArg(L, 2, "advance", "use update for milliseconds")
-		raiseError(L, luaCall{"advance", 2, false}, ls.s.Advance(d))
+		raiseError(L, luaCall{"advance", 2, false}, Drain(L, "advance", func() error { return ls.s.Advance(d) }))
 		L.Push(lua.LTrue)
 		return 1
 	},
@@ -135,7 +135,7 @@ var schedulerMethods = map[string]lua.LGFunction{
 		if !ok {
 			raiseError(L, luaCall{"update", 2, false}, &sched.OptionError{Method: "Update", Param: "deltaMs", Want: temporal.WantMillis, Got: ms})
 		}
-		err := ls.s.Advance(d)
+		err := Drain(L, "update", func() error { return ls.s.Advance(d) })
 		if oe := (*sched.OptionError)(nil); errors.As(err, &oe) {
 			// Advance's d is update's delta-ms.
 			err = &sched.OptionError{Method: "Update", Param: "deltaMs", Want: "a number of milliseconds that keeps the deadline within int64 nanoseconds", Got: ms}
@@ -147,13 +147,14 @@ var schedulerMethods = map[string]lua.LGFunction{
 	"jump": func(L *lua.LState) int {
 		ls := live(L, "jump")
 		d := checkDurationArg(L, 2, "jump", "")
-		raiseError(L, luaCall{"jump", 2, false}, ls.s.Jump(d))
+		raiseError(L, luaCall{"jump", 2, false}, Drain(L, "jump", func() error { return ls.s.Jump(d) }))
 		L.Push(lua.LTrue)
 		return 1
 	},
 	"next": func(L *lua.LState) int {
 		ls := live(L, "next")
-		ran, err := ls.s.Next()
+		var ran bool
+		err := Drain(L, "next", func() (err error) { ran, err = ls.s.Next(); return err })
 		raiseError(L, luaCall{"next", 2, false}, err)
 		L.Push(lua.LBool(ran))
 		return 1
@@ -170,12 +171,12 @@ var schedulerMethods = map[string]lua.LGFunction{
 				limit = n
 			}
 		}
-		raiseError(L, luaCall{"run-all", 2, true}, ls.s.RunAll(int(limit)))
+		raiseError(L, luaCall{"run-all", 2, true}, Drain(L, "run-all", func() error { return ls.s.RunAll(int(limit)) }))
 		L.Push(lua.LTrue)
 		return 1
 	},
 	"run-to-last": func(L *lua.LState) int {
-		raiseError(L, luaCall{fn: "run-to-last"}, live(L, "run-to-last").s.RunToLast())
+		raiseError(L, luaCall{fn: "run-to-last"}, Drain(L, "run-to-last", live(L, "run-to-last").s.RunToLast))
 		L.Push(lua.LTrue)
 		return 1
 	},

@@ -1,6 +1,7 @@
 package scripting
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -50,10 +51,22 @@ type Options struct {
 	// Seed int64: the seed of math.random; the same seed gives the same
 	// sequence. math.randomseed(x) reseeds it, as Seed = x would.
 	Seed int64
-	// MemoryLimit is the state's memory budget: bytes; 0 means no limit.
-	// It is also the largest string string.rep, string.format, string.gsub
-	// and table.concat build (DefaultStringLimit when 0).
+
+	// Budget is the wall time each main chunk run with PCall, callback,
+	// test body and hook may take; a call inside another gets what is
+	// left of the outer one when that is less. 0: no budget.
+	Budget time.Duration
+	// DrainBudget is the wall time one advance, update, step, next,
+	// run-all, run-to-last or jump call (or a Go call run with Drain) may
+	// take, across all the callbacks it runs. 0: no bound.
+	DrainBudget time.Duration
+	// MemoryLimit is how many bytes the Go heap may grow past its size at
+	// NewState while the state's Lua runs under PCall, Drain or a
+	// callback. 0: not watched.
 	MemoryLimit int64
+	// Context, when done, stops the state's Lua at its next instruction
+	// with an "interrupted" error, and every later call at once.
+	Context context.Context
 }
 
 // NewState returns a state with the sandboxed standard library and the
@@ -112,6 +125,7 @@ func NewState(opts Options) *lua.LState {
 		L.Call(1, 0)
 	}
 
+	installPatterns(L) // first: the limits below wrap or replace these
 	installStringLimits(L, stringLimit(opts.MemoryLimit))
 	sb.sandboxBase(L)
 	installResultLimits(L)
@@ -119,6 +133,7 @@ func NewState(opts Options) *lua.LState {
 	sb.installOS(L)
 	sb.installRequire(L)
 	installClockPolicy(L, opts)
+	installBudget(L, opts)
 	return L
 }
 

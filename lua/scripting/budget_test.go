@@ -1,0 +1,202 @@
+package scripting
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/yuin/gopher-lua"
+
+	"github.com/metronome-rt/metronome/hostservices"
+	"github.com/metronome-rt/metronome/temporal"
+)
+
+const testBudget = 50 * time.Millisecond
+
+// budgetState is a state on a host of its own with opts' budgets, closed
+// with the test. os.clock reads the host's time, which nothing moves.
+func budgetState(t *testing.T, opts Options) (*lua.LState, *hostservices.Host) {
+	t.Helper()
+	h := hostservices.New(temporal.Fixed(hostEpoch))
+	opts.Modules = HostModules(h, nil)
+	opts.CPUClock = func() float64 { return h.Scheduler().Elapsed().Std().Seconds() }
+	L := NewState(opts)
+	t.Cleanup(L.Close)
+	return L, h
+}
+
+// chunk runs src as the main chunk "f.lua" under the budget.
+func chunk(t *testing.T, L *lua.LState, src string) error {
+	t.Helper()
+	fn, err := compileChunk(L, src, "f.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	L.Push(fn)
+	return PCall(L, 0, 0, nil)
+}
+
+func wantErr(t *testing.T, err error, parts ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error; want one containing %q", parts)
+	}
+	for _, p := range parts {
+		if !strings.Contains(err.Error(), p) {
+			t.Fatalf("error %q; want it to contain %q", err, p)
+		}
+	}
+}
+
+// Each runaway in a main chunk ends in a budget error, past pcall,
+// xpcall and coroutines.
+func TestBudgetStopsRunawayMainChunk(t *testing.T) {
+	runaways := map[string]string{
+		"loop":               `while true do end`,
+		"tail call":          `local function f() return f() end f()`,
+		"os.clock busy-wait": `local t = os.clock() while os.clock() - t < 1 do end`,
+		"pcall":              `while true do pcall(function() while true do end end) end`,
+		"pcall of error":     `while true do pcall(error, "x") end`,
+		"xpcall":             `while true do xpcall(function() while true do end end, function(e) return e end) end`,
+		"resume":             `while true do coroutine.resume(coroutine.create(function() while true do end end)) end`,
+		"wrap in pcall":      `while true do pcall(coroutine.wrap(function() while true do end end)) end`,
+		"yielding coroutine": `local co = coroutine.wrap(function() while true do coroutine.yield() end end) while true do pcall(co) end`,
+		"string.find":        `string.find(("a"):rep(5000), ("a-"):rep(5) .. "b")`,
+		"string.match":       `local s = ("a"):rep(5000) while true do pcall(string.match, s, ("a-"):rep(5) .. "b") end`,
+		"string.gsub":        `string.gsub(("a"):rep(5000), ("a-"):rep(5) .. "b", "")`,
+		"string.gmatch":      `for _ in string.gmatch(("a"):rep(5000), ("a-"):rep(5) .. "b") do end`,
+	}
+	for name, src := range runaways {
+		t.Run(name, func(t *testing.T) {
+			L, _ := budgetState(t, Options{Budget: testBudget})
+			wantErr(t, chunk(t, L, src), "budget: main chunk f.lua ran past its 50ms budget")
+			// The state goes on: the next chunk runs with a budget of its own.
+			if err := chunk(t, L, `x = 1`); err != nil {
+				t.Fatalf("next chunk: %v", err)
+			}
+		})
+	}
+}
+
+// A callback's runaway names the callback; the scheduler goes on, and the
+// jobs pending are still there.
+func TestBudgetStopsRunawayCallback(t *testing.T) {
+	L, h := budgetState(t, Options{Budget: testBudget})
+	err := chunk(t, L, `
+		local s = require("app-host").scheduler
+		ran = 0
+		s:schedule_once{ delay = require("temporal").duration{ milliseconds = 1 }, callback = function()
+			while true do end
+		end }
+		s:schedule_every{ interval = require("temporal").duration{ milliseconds = 1 }, callback = function() ran = ran + 1 end }
+	`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Drain(L, "update", func() error { return h.Update(1) })
+	wantErr(t, err, "f.lua:5:", "budget: callback function <f.lua:4> ran past its 50ms budget")
+	if tb, _ := Traceback(err); !strings.Contains(tb, "[job] once #1 scheduled at f.lua:4") {
+		t.Fatalf("traceback %q: want the job named", tb)
+	}
+	if n := h.Scheduler().Count(); n != 1 {
+		t.Fatalf("%d jobs pending after the error; want the interval", n)
+	}
+	if err := Drain(L, "update", func() error { return h.Update(2) }); err != nil {
+		t.Fatalf("next update: %v", err)
+	}
+	// The interval's ticks at 1, 2 and 3 ms: none lost to the error.
+	if ran := L.GetGlobal("ran"); ran != lua.LNumber(3) {
+		t.Fatalf("the interval ran %v times; want 3", ran)
+	}
+}
+
+// A nested call gets what is left of the outer budget: a callback run by
+// an advance inside a main chunk stops with the main chunk's budget.
+func TestBudgetNestedCallGetsTheRest(t *testing.T) {
+	L, _ := budgetState(t, Options{Budget: testBudget})
+	err := chunk(t, L, `
+		local s = require("runtime-scheduler").create{ clock = require("temporal").clock.fixed(require("temporal").instant["from-epoch-ms"](0)) }
+		s:schedule_once{ delay = require("temporal").duration{ milliseconds = 1 }, callback = function() while true do end end }
+		pcall(s.advance, s, require("temporal").duration{ milliseconds = 1 })
+		while true do end
+	`)
+	wantErr(t, err, "budget: main chunk f.lua ran past its 50ms budget")
+}
+
+// The drain budget bounds one advance, update or step however short each
+// callback is.
+func TestDrainBudgetStopsEndlessDrains(t *testing.T) {
+	drains := map[string]string{
+		"1ns re-arm": `
+			local T = require "temporal"
+			local s = require("runtime-scheduler").create{ clock = T.clock.fixed(T.instant["from-epoch-ms"](0)) }
+			local function rearm() s:schedule_once{ delay = T.duration{ nanoseconds = 1 }, callback = rearm } end
+			rearm()
+			s:advance(T.duration{ milliseconds = 1 })`,
+		"schedule_every 1ns": `
+			local T = require "temporal"
+			local s = require("app-host").scheduler
+			s:schedule_every{ interval = T.duration{ nanoseconds = 1 }, callback = function() end }
+			s:update(1)`,
+		"runtime-timers 1e-6 ms": `
+			require("runtime-timers").Interval{ ["interval-ms"] = 1e-6, callback = function() end }
+			require("app-host").scheduler:step(1)`,
+	}
+	for name, src := range drains {
+		t.Run(name, func(t *testing.T) {
+			L, _ := budgetState(t, Options{Budget: time.Hour, DrainBudget: testBudget})
+			wantErr(t, chunk(t, L, src), "drain budget:", "ran past its 50ms budget after", "callbacks")
+		})
+	}
+}
+
+// pcall around the drain cannot keep it going.
+func TestDrainBudgetPassesPcall(t *testing.T) {
+	L, h := budgetState(t, Options{DrainBudget: testBudget})
+	if err := chunk(t, L, `
+		local T = require "temporal"
+		require("app-host").scheduler:schedule_every{ interval = T.duration{ nanoseconds = 1 }, callback = function() pcall(function() end) end }`); err != nil {
+		t.Fatal(err)
+	}
+	err := Drain(L, "step", func() error { return h.Update(1) })
+	// The job that was firing, or about to, names itself.
+	wantErr(t, err, "every #1 scheduled at f.lua:3: ", "drain budget: step ran past its 50ms budget after")
+}
+
+// Cancelling Options.Context stops Lua at its next instruction.
+func TestContextInterruptsLua(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := make(chan struct{})
+	L, _ := budgetState(t, Options{Context: ctx})
+	L.SetGlobal("started", L.NewFunction(func(*lua.LState) int { close(started); return 0 }))
+	go func() { <-started; cancel() }()
+	err := chunk(t, L, `started() while true do pcall(function() while true do end end) end`)
+	wantErr(t, err, "interrupted: context canceled")
+	// Every later call stops at once.
+	wantErr(t, chunk(t, L, `x = 1`), "interrupted")
+}
+
+// Coroutines resumed inside one another stop at a bound, before the Go
+// stack runs out.
+func TestResumeNestingIsBounded(t *testing.T) {
+	L, _ := budgetState(t, Options{})
+	err := chunk(t, L, `local function f() coroutine.wrap(f)() end f()`)
+	wantErr(t, err, "more than 200 coroutines resumed inside one another")
+	if err := chunk(t, L, `local co = coroutine.wrap(function() return 7 end) assert(co() == 7)`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Without budgets the state has no context: the VM runs its plain loop.
+func TestNoBudgetNoContext(t *testing.T) {
+	L, _ := budgetState(t, Options{})
+	if L.Context() != nil || governorOf(L) != nil {
+		t.Fatal("a state without budgets has a context")
+	}
+	L2, _ := budgetState(t, Options{Budget: time.Second})
+	if L2.Context() == nil {
+		t.Fatal("a state with a budget has no context")
+	}
+}
