@@ -66,7 +66,7 @@ func PreloadHostModules(L *lua.LState, h *hostservices.Host, quit func()) {
 // loadAppHostServices is the loader of app-host.services.
 func loadAppHostServices(L *lua.LState) int {
 	mod := L.NewTable()
-	setFuncs(L, mod, map[string]lua.LGFunction{"make-scheduler": makeScheduler})
+	setFuncs(L, mod, dotCalled(mod, "app-host.services", "services", map[string]lua.LGFunction{"make-scheduler": makeScheduler}))
 	L.Push(mod)
 	return 1
 }

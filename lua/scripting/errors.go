@@ -119,7 +119,7 @@ func raiseError(L *lua.LState, c luaCall, err error) {
 		if fn == "" {
 			fn = luaName(luaFuncs, ce.Method)
 		}
-		raise(L, "%s: %s", fn, ce.Err)
+		raise(L, "%s: %s%s", fn, ce.Err, remedy(err))
 	case errors.As(err, &rce) && c.opts:
 		key := luaName(luaParams, rce.Field)
 		if rce.Field == "zone" {
@@ -130,12 +130,27 @@ func raiseError(L *lua.LState, c luaCall, err error) {
 		}
 		argError(L, c.arg, c.fn, fmt.Sprintf(":%s %s: %s", key, clip.Quote(rce.Value), rce.Reason))
 	default:
-		msg := err.Error()
+		msg := err.Error() + remedy(err)
 		if strings.HasPrefix(msg, c.fn+": ") {
 			raise(L, "%s", msg)
 		}
 		raise(L, "%s: %s", c.fn, msg)
 	}
+}
+
+// remedy completes the message of an error that says what is wrong but
+// not what would be accepted: "" for the others.
+func remedy(err error) string {
+	var re *temporal.ResolveError
+	switch {
+	case errors.Is(err, sched.ErrDropped):
+		return " (after drop, only drop may be called on it)"
+	case errors.Is(err, sched.ErrReentrant):
+		return " (its time moves only from outside its callbacks)"
+	case errors.As(err, &re) && (re.Kind == "gap" || re.Kind == "overlap"):
+		return `; disambiguation "reject" refuses it: give "compatible", "earlier" or "later"`
+	}
+	return ""
 }
 
 // A callback's error: a job's, a facet's or a flushed Debouncer's. It is

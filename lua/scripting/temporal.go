@@ -316,10 +316,28 @@ func durationCall(L *lua.LState) int {
 		Milliseconds: f[3], Microseconds: f[4], Nanoseconds: f[5],
 	})
 	if err != nil {
-		argError(L, 1, fn, err.Error())
+		argError(L, 1, fn, fmt.Sprintf(":%s %d: %v", durationKeys[overflowField(f)], f[overflowField(f)], err))
 	}
 	pushDuration(L, d)
 	return 1
+}
+
+// overflowField returns the index of the field (in durationKeys order)
+// whose product or whose addition to the fields before it overflows, as
+// temporal.DurationOf sums them.
+func overflowField(f [6]int64) int {
+	units := [...]temporal.Duration{temporal.Hour, temporal.Minute, temporal.Second, temporal.Millisecond, temporal.Microsecond, temporal.Nanosecond}
+	var sum temporal.Duration
+	for i, u := range units {
+		v, err := u.Mul(f[i])
+		if err == nil {
+			sum, err = sum.Add(v)
+		}
+		if err != nil {
+			return i
+		}
+	}
+	return len(units) - 1
 }
 
 // durationFieldsSlow raises the error for a field table the warm path
@@ -401,7 +419,7 @@ func durationTotalNs(L *lua.LState) int {
 	d := checkDurationSelf(L, "total-ns")
 	ns := d.Nanoseconds()
 	if ns > maxExactNumber || ns < -maxExactNumber {
-		raise(L, "total-ns: %s is %d ns, beyond 2^53 where Lua numbers stop being exact; use tostring(d) or total-ms", d, ns)
+		raise(L, "total-ns: duration %s is %d ns, beyond 2^53 where Lua numbers stop being exact; use tostring(d) or total-ms", d, ns)
 	}
 	L.Push(lua.LNumber(ns))
 	return 1

@@ -90,7 +90,7 @@ func TestTemporalErrors(t *testing.T) {
 		{`Temporal.duration{ seconds = 0/0 }`, ":seconds must be an integer, got number NaN"},
 		{`Temporal.duration{ seconds = 1/0 }`, ":seconds must be an integer, got number inf"},
 		{`Temporal.duration{ secs = 1 }`, "unknown option :secs (accepted: :hours :microseconds :milliseconds :minutes :nanoseconds :seconds)"},
-		{`Temporal.duration{ hours = 2^62 }`, "bad argument #1 to 'duration' (PT1H * 4611686018427387904 overflows int64 nanoseconds)"},
+		{`Temporal.duration{ hours = 2^62 }`, "bad argument #1 to 'duration' (:hours 4611686018427387904: PT1H * 4611686018427387904 overflows int64 nanoseconds)"},
 		{`Temporal.duration.parse("P1D")`, `duration.parse: duration "P1D": calendar unit 'D' is not an exact length`},
 		{`Temporal.duration.from_ms("16")`, `bad argument #1 to 'duration.from-ms' (milliseconds must be a number, got string "16")`},
 		{`return Temporal.duration{ seconds = 1 } + 1`, "bad operands to '+' (Temporal.duration PT1S + number 1; want duration + duration or instant + duration)"},

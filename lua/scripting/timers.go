@@ -20,7 +20,7 @@ func loadRuntimeTimers(L *lua.LState, s *sched.Scheduler) int {
 	tm := compat.New(s)
 	var jobs jobCache
 	mod := L.NewTable()
-	setFuncs(L, mod, dotCalled(mod, map[string]lua.LGFunction{
+	setFuncs(L, mod, dotCalled(mod, "runtime-timers", "RuntimeTimers", map[string]lua.LGFunction{
 		"Timeout": func(L *lua.LState) int {
 			const fn = "Timeout"
 			o := checkOptions(L, 1, fn, []string{"delay-ms", "callback"}, typedHint)
