@@ -3,7 +3,7 @@ GO ?= go
 PKGS := ./...
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 
-.PHONY: run test vet fmt-check tidy-check staticcheck bench build clean fuzz
+.PHONY: run test vet fmt-check tidy-check staticcheck bench build clean fuzz soak
 
 ## run: the quickstart scene on the virtual clock
 run:
@@ -47,6 +47,11 @@ fuzz:
 		echo "== $$name ($$pkg, $(FUZZTIME))"; \
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
 	done
+
+## soak: the stress and cycle tests at full size (100,000 create-schedule-drop
+## cycles, in one state and one state each; about a minute)
+soak:
+	METRONOME_SOAK=1 $(GO) test -count=1 -run 'Stress|Cycles' ./hostservices ./lua/scripting
 
 ## bench: the benchmark report, ours beside the peers, as ratios from one run
 bench:
