@@ -27,8 +27,9 @@ import (
 // York springs forward, so recurrences meet a gap.
 var fuzzEpoch = temporal.FromUnixNano(1709942400 * 1e9) // 2024-03-09T00:00:00Z
 
-// optionCalls are the option-table functions FuzzOptionTables calls, each
-// as `calls[i](opts)`; optionValues are the values it fills tables with.
+// optionPrelude returns the option-table functions FuzzOptionTables calls,
+// each as calls[i](opts), the values it fills tables with, and a function
+// counting the jobs pending on the script's own schedulers.
 const optionPrelude = `
 local T = require "temporal"
 local S = require "runtime-scheduler"
