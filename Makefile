@@ -3,7 +3,7 @@ GO ?= go
 PKGS := ./...
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 
-.PHONY: run test vet fmt-check tidy-check staticcheck bench build clean
+.PHONY: run test vet fmt-check tidy-check staticcheck bench build clean fuzz soak
 
 ## run: the quickstart scene on the virtual clock
 run:
@@ -28,6 +28,30 @@ tidy-check:
 ## staticcheck: pinned by version; the module proxy serves it
 staticcheck:
 	$(GO) run $(STATICCHECK) $(PKGS)
+
+## fuzz: each fuzz target for FUZZTIME, one after another (not part of test,
+## which runs the seeds and testdata/fuzz); a failure stops the run and
+## leaves the input in the package's testdata/fuzz
+FUZZTIME ?= 20s
+FUZZ_TARGETS := \
+	./runtime/internal/timerq:FuzzHeap \
+	./temporal:FuzzParseDuration \
+	./temporal:FuzzParseInstant \
+	./temporal:FuzzRecurrenceSet \
+	./hostservices:FuzzUpdateDelta \
+	./lua/scripting:FuzzOptionTables \
+	./lua/scripting:FuzzScript
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t#*:}; \
+		echo "== $$name ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
+
+## soak: the stress and cycle tests at full size (100,000 create-schedule-drop
+## cycles, in one state and one state each; about a minute)
+soak:
+	METRONOME_SOAK=1 $(GO) test -count=1 -run 'Stress|Cycles' ./hostservices ./lua/scripting
 
 ## bench: the benchmark report, ours beside the peers, as ratios from one run
 bench:
