@@ -127,7 +127,7 @@ func RunW1Lua(script []byte, chunkname string, n int, hours float64) (int64, err
 	L.Push(fn)
 	L.Push(lua.LString(fmt.Sprint(n)))
 	L.Push(lua.LString(fmt.Sprint(hours)))
-	if err := L.PCall(2, 0, nil); err != nil {
+	if err := scripting.PCall(L, 2, 0, nil); err != nil { // as metronome run runs a script
 		return 0, err
 	}
 	var res struct {

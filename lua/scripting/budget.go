@@ -487,6 +487,11 @@ func budgetCall(L *lua.LState, nargs int, call func() error) error {
 // it is f(). The bindings of advance, update, step and the other calls
 // that run callbacks do this themselves.
 func Drain(L *lua.LState, name string, f func() error) error {
+	return protectorOf(L).run(L, func() error { return drain(L, name, f) })
+}
+
+// drain is Drain without its guard.
+func drain(L *lua.LState, name string, f func() error) error {
 	g := governorOf(L)
 	if g == nil {
 		return f()

@@ -283,7 +283,17 @@ func (c *callbacks) call(L *lua.LState, f *lua.LFunction, nargs int) error {
 	}
 	prev := c.fn
 	c.fn = f
-	err := c.p.pcall(L, nargs, 0, c.handler)
+	done := false
+	defer func() {
+		if !done { // a registry overflow escaping to the guard below
+			c.fn = prev
+			if c.gov != nil {
+				c.gov.leave(nil)
+			}
+		}
+	}()
+	err := c.p.call(L, nargs, 0, c.handler)
+	done = true
 	c.fn = prev
 	if c.gov != nil {
 		err = c.gov.leave(err)

@@ -34,15 +34,30 @@ func PCall(L *lua.LState, nargs, nret int, errfunc *lua.LFunction) error {
 // protectedCall is PCall without the budget.
 func protectedCall(L *lua.LState, nargs, nret int, errfunc *lua.LFunction) error {
 	if errfunc == nil {
+		// A PCall without a handler resets the stack before anything
+		// else: it is a guard for the callbacks below it.
+		p := protectorOf(L)
+		p.guarded++
+		defer func() { p.guarded-- }()
 		return withPosition(L.PCall(nargs, nret, nil))
 	}
 	return protectorOf(L).pcall(L, nargs, nret, errfunc)
 }
 
 // protector runs a state's protected calls with a message handler.
+//
+// The outer PCall costs about as much as the call it guards, so a callback
+// skips it while one is already open below it (guarded > 0): a registry
+// overflow that escapes the callback's PCall then unwinds, as a Go panic,
+// to that outer PCall, which resets the stack. Every way Metronome enters
+// Lua from Go opens one (PCall, Drain, and a callback run outside them), so
+// only a state driven through raw L.PCall pays per callback.
 type protector struct {
 	guard    *lua.LFunction // calls the function with the handler, inside an outer PCall
 	identity *lua.LFunction // the handler of the sandbox's pcall: returns the error as it is
+	runner   *lua.LFunction // calls run's f inside an outer PCall
+	guarded  int            // outer PCalls open on this state
+	f        func() error   // run's argument
 
 	// The guard's arguments and result. A state runs on one goroutine and
 	// the guard reads these before it runs any Lua code, so nested calls
@@ -62,6 +77,7 @@ func protectorOf(L *lua.LState) *protector {
 	}
 	p := &protector{}
 	p.guard = L.NewFunction(p.runGuard)
+	p.runner = L.NewFunction(p.runF)
 	p.identity = L.NewFunction(func(L *lua.LState) int { L.Push(L.Get(1)); return 1 })
 	ud := L.NewUserData()
 	ud.Value = p
@@ -85,11 +101,48 @@ func (p *protector) pcall(L *lua.LState, nargs, nret int, errfunc *lua.LFunction
 	return err
 }
 
+// call is L.PCall(nargs, nret, errfunc) with a guard below it: the
+// callback's own, or the one already open.
+func (p *protector) call(L *lua.LState, nargs, nret int, errfunc *lua.LFunction) error {
+	if p.guarded > 0 {
+		return L.PCall(nargs, nret, errfunc)
+	}
+	return p.pcall(L, nargs, nret, errfunc)
+}
+
+// run runs f, Go code that may run callbacks (a host's frame), with a guard
+// open below them.
+func (p *protector) run(L *lua.LState, f func() error) error {
+	if p.guarded > 0 {
+		return f()
+	}
+	p.f = f
+	L.Push(p.runner)
+	if err := L.PCall(0, 0, nil); err != nil {
+		p.f = nil
+		return withPosition(err) // what escaped a callback's PCall
+	}
+	err := p.err
+	p.err = nil
+	return err
+}
+
+func (p *protector) runF(L *lua.LState) int {
+	f := p.f
+	p.f = nil
+	p.guarded++
+	defer func() { p.guarded-- }()
+	p.err = f()
+	return 0
+}
+
 // runGuard calls its first argument with the rest under the handler, and
 // returns its results; an error it leaves in p.err.
 func (p *protector) runGuard(L *lua.LState) int {
 	nret, errfunc := p.nret, p.errfunc
 	p.errfunc = nil
+	p.guarded++
+	defer func() { p.guarded-- }()
 	if err := L.PCall(L.GetTop()-1, nret, errfunc); err != nil {
 		p.err = err
 		return 0
