@@ -55,6 +55,10 @@ func TestRunError(t *testing.T) {
 	if !strings.HasPrefix(errOut, "testdata/error.lua:2: ") {
 		t.Errorf("stderr %q does not start with file:line:", errOut)
 	}
+	// No callback ran it: no line naming one (it once ended "[callback]").
+	if strings.Contains(errOut, "\t[") && !strings.Contains(errOut, "\t[G]") || strings.Contains(errOut, "[callback]") {
+		t.Errorf("stderr %q names a callback", errOut)
+	}
 }
 
 func TestRunLoadErrors(t *testing.T) {

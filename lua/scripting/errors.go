@@ -171,17 +171,22 @@ func isScriptError(err error) bool {
 // f.lua:12". When the error came out of a callback that another scheduler
 // ran inside this one (its advance called from this callback), the
 // traceback starts with that callback's frames and job, then goes on with
-// this one's: one traceback, the whole way out. ok is false for any other
-// error.
+// this one's: one traceback, the whole way out. Any other Lua error (a
+// main chunk's, say) gives its traceback as it is; ok is false for an
+// error that carries none.
 func Traceback(err error) (traceback string, ok bool) {
 	var api *lua.ApiError
 	if !errors.As(err, &api) {
 		return "", false
 	}
-	return api.StackTrace + "\n\t" + callbackName(err), true
+	if name := callbackName(err); name != "" {
+		return api.StackTrace + "\n\t" + name, true
+	}
+	return api.StackTrace, true
 }
 
-// callbackName names what ran the callback whose error err carries.
+// callbackName names what ran the callback whose error err carries, or
+// "" when no callback did.
 func callbackName(err error) string {
 	var (
 		je *sched.JobError
@@ -199,7 +204,7 @@ func callbackName(err error) string {
 	case errors.As(err, &he):
 		return "[on-error] handler set at " + he.label
 	}
-	return "[callback]"
+	return ""
 }
 
 // scriptErrorValue is the Lua value a binding raises for a callback's
