@@ -116,19 +116,3 @@ type budgetedRunner struct {
 func (r budgetedRunner) Step(elapsed time.Duration) error {
 	return scripting.Drain(r.s.L, "step", func() error { return r.Runner.Step(elapsed) })
 }
-
-// runVirtual is Runner.RunVirtual with each step under the drain budget.
-func (r budgetedRunner) runVirtual(ctx context.Context) error {
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		wait, ok := r.Next()
-		if !ok {
-			return nil
-		}
-		if err := r.Step(wait); err != nil {
-			return err
-		}
-	}
-}

@@ -93,7 +93,7 @@ func (s *session) drive(ctx context.Context) error {
 	if s.o.Realtime {
 		err = driver.Run(ctx, r, driver.Options{})
 	} else {
-		err = r.runVirtual(ctx)
+		err = driver.RunVirtual(ctx, r)
 	}
 	if err != nil {
 		return s.jobError(err)

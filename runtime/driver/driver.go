@@ -118,3 +118,25 @@ func Run(ctx context.Context, target Steppable, opts Options) error {
 		}
 	}
 }
+
+// RunVirtual is Run without the sleeping, for a target on a clock that does
+// not move by itself: it steps target by each wait Next asks for, at once,
+// until Next reports false. It returns nil then, a step's error, or
+// ctx.Err(), checked before each step.
+func RunVirtual(ctx context.Context, target Steppable) error {
+	if target == nil {
+		return ErrNilTarget
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		wait, ok := target.Next()
+		if !ok {
+			return nil
+		}
+		if err := target.Step(wait); err != nil {
+			return err
+		}
+	}
+}

@@ -271,3 +271,31 @@ func TestDueNowStepsWithoutSleeping(t *testing.T) {
 		}
 	})
 }
+
+// RunVirtual steps by each wait at once, in the target's own time, and
+// ends when the target is idle, on a step's error, or on ctx.
+func TestRunVirtual(t *testing.T) {
+	f := &fake{due: ds(time.Second, 5*time.Second), start: time.Now()}
+	if err := driver.RunVirtual(t.Context(), f); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(f.steps, ds(time.Second, 4*time.Second)) || !slices.Equal(f.fired, ds(time.Second, 5*time.Second)) {
+		t.Fatalf("steps %v, fired %v", f.steps, f.fired)
+	}
+
+	boom := errors.New("boom")
+	f = &fake{due: ds(time.Second), every: time.Second, fail: boom}
+	if err := driver.RunVirtual(t.Context(), f); !errors.Is(err, boom) || len(f.fired) != 1 {
+		t.Fatalf("RunVirtual = %v after %v, want boom after one fire", err, f.fired)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	f = &fake{due: ds(time.Second)}
+	if err := driver.RunVirtual(ctx, f); !errors.Is(err, context.Canceled) || len(f.steps) != 0 {
+		t.Fatalf("RunVirtual on a cancelled ctx = %v after %d steps", err, len(f.steps))
+	}
+	if err := driver.RunVirtual(t.Context(), nil); !errors.Is(err, driver.ErrNilTarget) {
+		t.Fatalf("RunVirtual(nil) = %v", err)
+	}
+}
