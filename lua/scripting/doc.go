@@ -9,8 +9,8 @@
 //	L := scripting.NewState(scripting.Options{ScriptDir: "scripts", Modules: scripting.HostModules(h, nil)})
 //	defer L.Close()
 //	fn, err := scripting.LoadFile(L, "scripts/game.lua")
-//	... L.Push(fn); err = L.PCall(0, 0, nil)
-//	... each frame: err = h.UpdateBy(dt)
+//	... L.Push(fn); err = scripting.PCall(L, 0, 0, nil)
+//	... each frame: err = scripting.Drain(L, "update", func() error { return h.UpdateBy(dt) })
 //
 // # States
 //
@@ -63,7 +63,11 @@
 // LoadFile compiles a file into a function without running it. It refuses
 // binary chunks, drops a first line that starts with "#" (keeping line
 // numbers), and reports a syntax error as "path:line: message near 'token'".
-// Run the function with L.PCall.
+// Run the function with PCall, not L.PCall: PCall runs it under the
+// budgets and returns every error, including the registry overflow that
+// L.PCall with a message handler lets escape as a Go panic. Move a host
+// from Go inside Drain for the same reasons: without it, a frame has no
+// drain budget and each callback pays for a guard of its own.
 //
 // # Budgets
 //
