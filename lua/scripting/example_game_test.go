@@ -25,7 +25,7 @@ func Example_gameLoop() {
 	defer L.Close()
 	scripting.Expose(L, "game", game)
 
-	err := L.DoString(`
+	fn, err := L.LoadString(`
 		local Temporal = require "temporal"
 		local hs = require("app-host").scheduler
 		local game = require "game"
@@ -35,6 +35,10 @@ func Example_gameLoop() {
 		end }
 		hs:register("hud", function(dt) print(("hud: dt %g, score %d"):format(dt, game.Score)) end)
 	`)
+	if err == nil {
+		L.Push(fn)
+		err = scripting.PCall(L, 0, 0, nil) // under the state's budgets, if any
+	}
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -46,7 +50,8 @@ func Example_gameLoop() {
 	})
 
 	for range 3 { // the game's frame loop
-		if err := h.UpdateBy(16 * temporal.Millisecond); err != nil {
+		frame := func() error { return h.UpdateBy(16 * temporal.Millisecond) }
+		if err := scripting.Drain(L, "update", frame); err != nil {
 			fmt.Println(err)
 			return
 		}
