@@ -67,19 +67,17 @@ func (m *Matcher) Find(init int, stop func() bool) (start, end int, err error) {
 	m.stop = stop
 	p, src := m.p, m.src
 	if p.literal {
-		if err := m.tick(len(src) - init); err != nil {
-			return -1, -1, err
-		}
+		s := init
 		if p.anchored {
-			if strings.HasPrefix(src[init:], p.lit) {
-				return init, init + len(p.lit), nil
+			if !strings.HasPrefix(src[init:], p.lit) {
+				return -1, -1, nil
 			}
-			return -1, -1, nil
+		} else if i := strings.Index(src[init:], p.lit); i >= 0 {
+			s += i
+		} else {
+			return -1, -1, m.tick(len(src) - init)
 		}
-		if i := strings.Index(src[init:], p.lit); i >= 0 {
-			return init + i, init + i + len(p.lit), nil
-		}
-		return -1, -1, nil
+		return s, s + len(p.lit), m.tick(s + len(p.lit) - init)
 	}
 	var first *op
 	if !p.anchored && len(p.ops) > 0 && (p.ops[0].rep == one || p.ops[0].rep == plus) && p.ops[0].kind <= kSet {
