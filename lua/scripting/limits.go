@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/metronome-rt/metronome/lua/scripting/internal/luapattern"
 	"github.com/yuin/gopher-lua"
 )
 
@@ -39,7 +38,8 @@ func stringLimit(memoryLimit int64) int64 {
 }
 
 // installStringLimits replaces the library functions whose result can be
-// far larger than their arguments with versions that compute the size of
+// far larger than their arguments (and installPatterns' gsub checks its
+// own) with versions that compute the size of
 // the result before building it, and refuse one larger than limit: Go's
 // allocator would otherwise end the process on `("x"):rep(1e10)`. The VM's
 // own `..` cannot be checked this way; each step of a doubling loop is at
@@ -53,7 +53,6 @@ func installStringLimits(L *lua.LState, limit int64) {
 	lim := sizeLimit(limit)
 	format, _ := str.RawGetString("format").(*lua.LFunction)
 	str.RawSetString("rep", L.NewFunction(lim.rep))
-	str.RawSetString("gsub", L.NewFunction(lim.gsub))
 	if format != nil && format.IsG {
 		str.RawSetString("format", L.NewFunction(lim.format(format.GFunction)))
 	}
@@ -204,184 +203,4 @@ func formatBound(L *lua.LState, f string) float64 {
 		arg++
 	}
 	return size
-}
-
-// gsub is gopher-lua's string.gsub, built in one pass and checked: the
-// result is refused as soon as it would pass the limit, before it is
-// built. (gopher-lua's copies the whole string once per match.)
-func (n sizeLimit) gsub(L *lua.LState) int {
-	const fn = "gsub"
-	str := L.CheckString(1)
-	pat := L.CheckString(2)
-	L.CheckTypes(3, lua.LTString, lua.LTTable, lua.LTFunction)
-	repl := L.CheckAny(3)
-	limit := L.OptInt(4, -1)
-	mds := findPattern(L, pat, readOnlyBytes(str), 0, limit)
-	if len(mds) == 0 {
-		L.SetTop(1)
-		L.Push(lua.LNumber(0))
-		return 2
-	}
-	var (
-		b    strings.Builder
-		last int
-	)
-	if r, ok := repl.(lua.LString); ok {
-		// The exact size first: a replacement shorter than its match gives
-		// back what a longer one took.
-		tmpl := parseRepl(string(r))
-		size := float64(len(str))
-		for _, m := range mds {
-			size += float64(tmpl.size(L, m, str) - int64(m.Capture(1)-m.Capture(0)))
-		}
-		if size > float64(n) {
-			n.refuse(L, 3, fn, "", size)
-		}
-		b.Grow(int(size))
-		for _, m := range mds {
-			b.WriteString(str[last:m.Capture(0)])
-			tmpl.write(L, &b, m, str)
-			last = m.Capture(1)
-		}
-	} else {
-		for _, m := range mds {
-			v := replValue(L, repl, m, str)
-			if lua.LVIsFalse(v) {
-				continue
-			}
-			p := lua.LVAsString(v)
-			start := m.Capture(0)
-			if size := int64(b.Len()) + int64(start-last) + int64(len(p)); size > int64(n) {
-				n.refuse(L, 3, fn, "at least ", float64(size))
-			}
-			b.WriteString(str[last:start])
-			b.WriteString(p)
-			last = m.Capture(1)
-		}
-	}
-	if size := int64(b.Len()) + int64(len(str)-last); size > int64(n) {
-		n.refuse(L, 3, fn, "", float64(size))
-	}
-	b.WriteString(str[last:])
-	L.Push(lua.LString(b.String()))
-	L.Push(lua.LNumber(len(mds)))
-	return 2
-}
-
-// replValue is the value a table or function replacement gives match m.
-func replValue(L *lua.LState, repl lua.LValue, m *luapattern.MatchData, str string) lua.LValue {
-	if t, ok := repl.(*lua.LTable); ok {
-		idx := 0
-		if m.CaptureLength() > 2 { // has captures
-			idx = 2
-		}
-		if m.IsPosCapture(idx) {
-			return L.GetTable(t, lua.LNumber(m.Capture(idx)))
-		}
-		return L.GetField(t, str[m.Capture(idx):m.Capture(idx+1)])
-	}
-	L.Push(repl)
-	nargs := 0
-	if m.CaptureLength() > 2 {
-		for i := 2; i < m.CaptureLength(); i += 2 {
-			L.Push(captureValue(L, m, str, i))
-			nargs++
-		}
-	} else {
-		L.Push(captureValue(L, m, str, 0))
-		nargs++
-	}
-	L.Call(nargs, 1)
-	v := L.Get(-1)
-	L.Pop(1)
-	return v
-}
-
-// captureValue is capture idx (0: the whole match) of m as a function
-// replacement receives it: a position capture as a number.
-func captureValue(L *lua.LState, m *luapattern.MatchData, str string, idx int) lua.LValue {
-	if idx > 0 && m.IsPosCapture(idx) {
-		return lua.LNumber(m.Capture(idx))
-	}
-	return lua.LString(captured(L, m, str, idx))
-}
-
-// captured is gopher-lua's capturedString: %1 without captures is the
-// whole match; a capture that does not exist is an error.
-func captured(L *lua.LState, m *luapattern.MatchData, str string, idx int) string {
-	if idx > 2 && idx >= m.CaptureLength() {
-		raise(L, "invalid capture index")
-	}
-	if idx >= m.CaptureLength() && idx == 2 {
-		idx = 0
-	}
-	if m.IsPosCapture(idx) {
-		return strconv.Itoa(m.Capture(idx))
-	}
-	return str[m.Capture(idx):m.Capture(idx+1)]
-}
-
-// replTemplate is a string replacement, read as gopher-lua reads it:
-// "%%" is "%", "%d" a capture, "%" before another character stays as it
-// is, as does a final "%".
-type replTemplate []replPart
-
-// replPart is literal text, or capture idx when text is empty.
-type replPart struct {
-	text string
-	idx  int
-}
-
-func parseRepl(r string) replTemplate {
-	var (
-		t   replTemplate
-		lit []byte
-	)
-	for i := 0; i < len(r); i++ {
-		c := r[i]
-		if c != '%' || i == len(r)-1 {
-			lit = append(lit, c)
-			continue
-		}
-		i++
-		switch d := r[i]; {
-		case d == '%':
-			lit = append(lit, '%')
-		case d >= '0' && d <= '9':
-			if len(lit) > 0 {
-				t = append(t, replPart{text: string(lit)})
-				lit = nil
-			}
-			t = append(t, replPart{idx: 2 * int(d-'0')})
-		default:
-			lit = append(lit, '%', d)
-		}
-	}
-	if len(lit) > 0 {
-		t = append(t, replPart{text: string(lit)})
-	}
-	return t
-}
-
-// size is the length of the replacement of match m.
-func (t replTemplate) size(L *lua.LState, m *luapattern.MatchData, str string) int64 {
-	n := int64(0)
-	for _, p := range t {
-		if p.text != "" {
-			n += int64(len(p.text))
-		} else {
-			n += int64(len(captured(L, m, str, p.idx)))
-		}
-	}
-	return n
-}
-
-func (t replTemplate) write(L *lua.LState, b *strings.Builder, m *luapattern.MatchData, str string) {
-	for _, p := range t {
-		if p.text != "" {
-			b.WriteString(p.text)
-		} else {
-			b.WriteString(captured(L, m, str, p.idx))
-		}
-	}
 }

@@ -1,368 +1,341 @@
 package scripting
 
 import (
-	"fmt"
+	"errors"
+	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/yuin/gopher-lua"
 
-	"github.com/metronome-rt/metronome/lua/scripting/internal/luapattern"
+	"github.com/metronome-rt/metronome/lua/scripting/internal/pattern"
 )
 
-// string.find, match, gmatch and gsub are gopher-lua v1.1.2's (stringlib.go,
-// MIT License, Copyright (c) 2015 Yusuke Inuzuka), on a copy of its matcher
-// that a budget can stop: a pattern such as ("a-"):rep(5) .. "b" backtracks
-// for hours inside one builtin call, where the VM's context check never
-// runs. Their results and errors are gopher-lua's.
+// string.find, match, gmatch and gsub run on internal/pattern, a matcher
+// that a budget can stop: a pattern such as ("a-"):rep(5) .. "b"
+// backtracks for hours inside one builtin call, where the VM's check of
+// the budget never runs. Their results and errors are gopher-lua's where
+// scripts could rely on them, with three changes towards Lua 5.1's manual:
+// string.find(s, "", init) finds the empty match at init (gopher-lua's
+// says 1, 0 for any init); in gmatch a leading '^' is a plain character;
+// and gmatch's iterator is a plain function, callable on its own. A
+// pattern's captures are bounded (maxResults), and so is gsub's result
+// (the state's string limit).
 
-// installPatterns replaces the pattern functions of the string library.
-func installPatterns(L *lua.LState) {
+// installPatterns replaces the pattern functions of the string library;
+// gsub refuses a result longer than limit bytes.
+func installPatterns(L *lua.LState, limit int64) {
 	mod, ok := L.GetGlobal("string").(*lua.LTable)
 	if !ok {
 		return
 	}
 	mod.RawSetString("find", L.NewFunction(strFind))
 	mod.RawSetString("match", L.NewFunction(strMatch))
-	mod.RawSetString("gsub", L.NewFunction(strGsub))
-	gmatch := L.NewClosure(strGmatch, L.NewFunction(strGmatchIter))
+	mod.RawSetString("gsub", L.NewFunction(sizeLimit(limit).gsub))
+	gmatch := L.NewFunction(strGmatch)
 	mod.RawSetString("gmatch", gmatch)
 	mod.RawSetString("gfind", gmatch)
 }
 
-// findPattern is luapattern.Find with the state's budget as its stop.
-func findPattern(L *lua.LState, pattern string, src []byte, offset, limit int) []*luapattern.MatchData {
-	mds, err := luapattern.Find(pattern, src, offset, limit, patternCheck(L))
-	if err == luapattern.ErrStopped {
-		raise(L, "%s", governorOf(L).message())
-	}
+// compilePattern compiles pat, argument 2 of fn, raising its errors.
+func compilePattern(L *lua.LState, fn, pat string, anchor bool) *pattern.Pattern {
+	p, err := pattern.Compile(pat, anchor, maxResults())
 	if err != nil {
+		var ce *pattern.CapturesError
+		if errors.As(err, &ce) {
+			argError(L, 2, fn, err.Error())
+		}
 		L.RaiseError("%s", err.Error())
 	}
-	return mds
+	return p
 }
 
-func readOnlyBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
-
-func luaIndex2StringIndex(str string, i int, start bool) int {
-	if start && i != 0 {
-		i--
+// findMatch is m.Find(init) with L's budget as its stop.
+func findMatch(L *lua.LState, m *pattern.Matcher, init int) (start, end int) {
+	start, end, err := m.Find(init, patternCheck(L))
+	switch {
+	case err == pattern.ErrStopped:
+		raise(L, "%s", governorOf(L).message())
+	case err != nil:
+		L.RaiseError("%s", err.Error())
 	}
-	l := len(str)
-	if i < 0 {
-		i = l + i + 1
-	}
-	i = max(0, i)
-	if !start && i > l {
-		i = l
-	}
-	return i
+	return start, end
 }
 
+// startIndex turns init, a 1-based index that counts from the end when
+// negative, into an offset of a string of n bytes; false past its end.
+func startIndex(n, init int) (int, bool) {
+	if init < 0 {
+		init = max(n+init+1, 1)
+	}
+	init = max(init, 1)
+	if init > n+1 {
+		return 0, false
+	}
+	return init - 1, true
+}
+
+// hasSpecials reports whether pat is more than its bytes. A lone ')' is
+// special: it is an error, as in gopher-lua.
+func hasSpecials(pat string) bool { return strings.ContainsAny(pat, "^$*+?.([%-)") }
+
+// capture is capture k of m's match as Lua sees it: a position capture
+// is its 1-based position.
+func capture(m *pattern.Matcher, str string, k int) lua.LValue {
+	c := m.Capture(k)
+	if c.Position {
+		return lua.LNumber(c.Start + 1)
+	}
+	return lua.LString(str[c.Start:c.End])
+}
+
+// pushCaptures pushes the captures of m's match str[s:e], or the match
+// itself when the pattern has none, and returns how many it pushed.
+func pushCaptures(L *lua.LState, m *pattern.Matcher, n int, str string, s, e int) int {
+	if n == 0 {
+		L.Push(lua.LString(str[s:e]))
+		return 1
+	}
+	for k := 0; k < n; k++ {
+		L.Push(capture(m, str, k))
+	}
+	return n
+}
+
+// strFind is string.find(s, pattern [, init [, plain]]).
 func strFind(L *lua.LState) int {
 	str := L.CheckString(1)
-	pattern := L.CheckString(2)
-	if len(pattern) == 0 {
-		L.Push(lua.LNumber(1))
-		L.Push(lua.LNumber(0))
-		return 2
+	pat := L.CheckString(2)
+	init, ok := startIndex(len(str), L.OptInt(3, 1))
+	plain := lua.LVAsBool(L.Get(4))
+	if !ok {
+		L.Push(lua.LNil)
+		return 1
 	}
-	init := luaIndex2StringIndex(str, L.OptInt(3, 1), true)
-	plain := false
-	if L.GetTop() == 4 {
-		plain = lua.LVAsBool(L.Get(4))
-	}
-
-	if plain {
-		pos := strings.Index(str[init:], pattern)
-		if pos < 0 {
+	if plain || !hasSpecials(pat) {
+		i := strings.Index(str[init:], pat)
+		if i < 0 {
 			L.Push(lua.LNil)
 			return 1
 		}
-		L.Push(lua.LNumber(init+pos) + 1)
-		L.Push(lua.LNumber(init + pos + len(pattern)))
+		L.Push(lua.LNumber(init + i + 1))
+		L.Push(lua.LNumber(init + i + len(pat)))
 		return 2
 	}
-
-	mds := findPattern(L, pattern, readOnlyBytes(str), init, 1)
-	if len(mds) == 0 {
+	p := compilePattern(L, "find", pat, true)
+	m := p.Matcher(str)
+	s, e := findMatch(L, m, init)
+	if s < 0 {
 		L.Push(lua.LNil)
 		return 1
 	}
-	md := mds[0]
-	L.Push(lua.LNumber(md.Capture(0) + 1))
-	L.Push(lua.LNumber(md.Capture(1)))
-	for i := 2; i < md.CaptureLength(); i += 2 {
-		if md.IsPosCapture(i) {
-			L.Push(lua.LNumber(md.Capture(i)))
-		} else {
-			L.Push(lua.LString(str[md.Capture(i):md.Capture(i+1)]))
-		}
+	L.Push(lua.LNumber(s + 1))
+	L.Push(lua.LNumber(e))
+	for k := 0; k < p.Captures(); k++ {
+		L.Push(capture(m, str, k))
 	}
-	return md.CaptureLength()/2 + 1
+	return 2 + p.Captures()
 }
 
-func strGsub(L *lua.LState) int {
+// strMatch is string.match(s, pattern [, init]). Without a match it
+// returns nothing, as gopher-lua's does.
+func strMatch(L *lua.LState) int {
+	str := L.CheckString(1)
+	pat := L.CheckString(2)
+	init, ok := startIndex(len(str), L.OptInt(3, 1))
+	p := compilePattern(L, "match", pat, true)
+	if !ok {
+		return 0
+	}
+	m := p.Matcher(str)
+	s, e := findMatch(L, m, init)
+	if s < 0 {
+		return 0
+	}
+	return pushCaptures(L, m, p.Captures(), str, s, e)
+}
+
+// strGmatch is string.gmatch(s, pattern): an iterator over the matches,
+// each giving its captures (or itself). After an empty match the next
+// search starts one byte further on.
+func strGmatch(L *lua.LState) int {
+	str := L.CheckString(1)
+	pat := L.CheckString(2)
+	p := compilePattern(L, "gmatch", pat, false)
+	m := p.Matcher(str)
+	at := 0
+	L.Push(L.NewFunction(func(L *lua.LState) int {
+		if at > len(str) {
+			return 0
+		}
+		s, e := findMatch(L, m, at)
+		if s < 0 {
+			at = len(str) + 1
+			return 0
+		}
+		at = e
+		if e == s {
+			at++
+		}
+		return pushCaptures(L, m, p.Captures(), str, s, e)
+	}))
+	return 1
+}
+
+// gsub is string.gsub(s, pattern, repl [, n]) as gopher-lua's (repl a
+// string, a table or a function; n <= 0 replaces every match), built in
+// one pass and refused once the result would pass the string limit: a
+// string repl's result is measured to the end, so the error gives its
+// exact size, while a table's or a function's stops at the first
+// replacement past the limit ("at least"). Nothing past the limit is
+// built.
+func (n sizeLimit) gsub(L *lua.LState) int {
+	const fn = "gsub"
 	str := L.CheckString(1)
 	pat := L.CheckString(2)
 	L.CheckTypes(3, lua.LTString, lua.LTTable, lua.LTFunction)
-	repl := L.CheckAny(3)
-	limit := L.OptInt(4, -1)
-
-	mds := findPattern(L, pat, readOnlyBytes(str), 0, limit)
-	if len(mds) == 0 {
-		L.SetTop(1)
-		L.Push(lua.LNumber(0))
-		return 2
+	repl := L.Get(3)
+	most := L.OptInt(4, -1)
+	p := compilePattern(L, fn, pat, true)
+	m := p.Matcher(str)
+	var tmpl replTemplate
+	r, isString := repl.(lua.LString)
+	if isString {
+		tmpl = parseRepl(string(r))
 	}
-	switch lv := repl.(type) {
-	case lua.LString:
-		L.Push(lua.LString(strGsubStr(L, str, string(lv), mds)))
-	case *lua.LTable:
-		L.Push(lua.LString(strGsubTable(L, str, lv, mds)))
-	case *lua.LFunction:
-		L.Push(lua.LString(strGsubFunc(L, str, lv, mds)))
+	o := gsubOut{limit: int64(n)}
+	o.b.Grow(min(len(str), int(n)))
+	count, copied, at := 0, 0, 0
+	for (most <= 0 || count < most) && at <= len(str) {
+		s, e := findMatch(L, m, at)
+		if s < 0 {
+			break
+		}
+		count++
+		at = e
+		if e == s {
+			at++ // past the byte after an empty match, which is kept
+		}
+		if isString {
+			o.write(str[copied:s])
+			tmpl.write(L, &o, m, p.Captures(), str, s, e)
+			copied = e
+		} else if v := replValue(L, repl, m, p.Captures(), str, s, e); !lua.LVIsFalse(v) {
+			o.write(str[copied:s])
+			o.write(lua.LVAsString(v))
+			copied = e
+			if o.size > o.limit {
+				n.refuse(L, 3, fn, "at least ", float64(o.size))
+			}
+		}
+		if p.Anchored() {
+			break
+		}
 	}
-	L.Push(lua.LNumber(len(mds)))
+	o.write(str[copied:])
+	if o.size > o.limit {
+		n.refuse(L, 3, fn, "", float64(o.size))
+	}
+	L.Push(lua.LString(o.b.String()))
+	L.Push(lua.LNumber(count))
 	return 2
 }
 
-type replaceInfo struct {
-	Indicies []int
-	String   string
+// gsubOut is gsub's result: its size so far, and its text while that is
+// within the limit.
+type gsubOut struct {
+	b     strings.Builder
+	size  int64
+	limit int64
 }
 
-func checkCaptureIndex(L *lua.LState, m *luapattern.MatchData, idx int) {
-	if idx <= 2 {
-		return
-	}
-	if idx >= m.CaptureLength() {
-		L.RaiseError("invalid capture index")
+func (o *gsubOut) write(s string) {
+	o.size += int64(len(s))
+	if o.size <= o.limit {
+		o.b.WriteString(s)
 	}
 }
 
-func capturedString(L *lua.LState, m *luapattern.MatchData, str string, idx int) string {
-	checkCaptureIndex(L, m, idx)
-	if idx >= m.CaptureLength() && idx == 2 {
-		idx = 0
-	}
-	if m.IsPosCapture(idx) {
-		return fmt.Sprint(m.Capture(idx))
-	}
-	return str[m.Capture(idx):m.Capture(idx+1)]
-}
-
-func strGsubDoReplace(str string, info []replaceInfo) string {
-	offset := 0
-	buf := []byte(str)
-	for _, replace := range info {
-		oldlen := len(buf)
-		b1 := append([]byte(""), buf[0:offset+replace.Indicies[0]]...)
-		b2 := []byte("")
-		index2 := offset + replace.Indicies[1]
-		if index2 <= len(buf) {
-			b2 = append(b2, buf[index2:]...)
+// replValue is the value a table or function replacement gives the match
+// str[s:e]: the table looked up with the first capture (or the match),
+// the function called with every capture (or the match).
+func replValue(L *lua.LState, repl lua.LValue, m *pattern.Matcher, ncap int, str string, s, e int) lua.LValue {
+	if t, ok := repl.(*lua.LTable); ok {
+		key := lua.LValue(lua.LString(str[s:e]))
+		if ncap > 0 {
+			key = capture(m, str, 0)
 		}
-		buf = append(b1, replace.String...)
-		buf = append(buf, b2...)
-		offset += len(buf) - oldlen
+		return L.GetTable(t, key)
 	}
-	return string(buf)
+	L.Push(repl)
+	nargs := pushCaptures(L, m, ncap, str, s, e)
+	L.Call(nargs, 1)
+	v := L.Get(-1)
+	L.Pop(1)
+	return v
 }
 
-func strGsubStr(L *lua.LState, str string, repl string, matches []*luapattern.MatchData) string {
-	infoList := make([]replaceInfo, 0, len(matches))
-	for _, match := range matches {
-		start, end := match.Capture(0), match.Capture(1)
-		sc := newFlagScanner('%', repl)
-		for c, eos := sc.Next(); !eos; c, eos = sc.Next() {
-			if !sc.ChangeFlag {
-				if sc.HasFlag {
-					if c >= '0' && c <= '9' {
-						sc.AppendString(capturedString(L, match, str, 2*(int(c)-48)))
-					} else {
-						sc.AppendChar('%')
-						sc.AppendChar(c)
-					}
-					sc.HasFlag = false
-				} else {
-					sc.AppendChar(c)
-				}
+// replTemplate is a string replacement, read as gopher-lua reads it:
+// "%%" is "%", "%d" a capture (%0 the whole match), and '%' before any
+// other character, or last, stays as it is.
+type replTemplate []replPart
+
+// replPart is literal text, or capture idx (0: the whole match) when text
+// is empty.
+type replPart struct {
+	text string
+	idx  int
+}
+
+func parseRepl(r string) replTemplate {
+	var (
+		t   replTemplate
+		lit []byte
+	)
+	for i := 0; i < len(r); i++ {
+		c := r[i]
+		if c != '%' || i == len(r)-1 {
+			lit = append(lit, c)
+			continue
+		}
+		i++
+		switch d := r[i]; {
+		case d == '%':
+			lit = append(lit, '%')
+		case d >= '0' && d <= '9':
+			if len(lit) > 0 {
+				t = append(t, replPart{text: string(lit)})
+				lit = nil
 			}
+			t = append(t, replPart{idx: int(d - '0')})
+		default:
+			lit = append(lit, '%', d)
 		}
-		infoList = append(infoList, replaceInfo{[]int{start, end}, sc.String()})
 	}
-	return strGsubDoReplace(str, infoList)
+	if len(lit) > 0 {
+		t = append(t, replPart{text: string(lit)})
+	}
+	return t
 }
 
-func strGsubTable(L *lua.LState, str string, repl *lua.LTable, matches []*luapattern.MatchData) string {
-	infoList := make([]replaceInfo, 0, len(matches))
-	for _, match := range matches {
-		idx := 0
-		if match.CaptureLength() > 2 { // has captures
-			idx = 2
-		}
-		var value lua.LValue
-		if match.IsPosCapture(idx) {
-			value = L.GetTable(repl, lua.LNumber(match.Capture(idx)))
-		} else {
-			value = L.GetField(repl, str[match.Capture(idx):match.Capture(idx+1)])
-		}
-		if !lua.LVIsFalse(value) {
-			infoList = append(infoList, replaceInfo{[]int{match.Capture(0), match.Capture(1)}, lua.LVAsString(value)})
-		}
-	}
-	return strGsubDoReplace(str, infoList)
-}
-
-func strGsubFunc(L *lua.LState, str string, repl *lua.LFunction, matches []*luapattern.MatchData) string {
-	infoList := make([]replaceInfo, 0, len(matches))
-	for _, match := range matches {
-		start, end := match.Capture(0), match.Capture(1)
-		L.Push(repl)
-		nargs := 0
-		if match.CaptureLength() > 2 { // has captures
-			for i := 2; i < match.CaptureLength(); i += 2 {
-				if match.IsPosCapture(i) {
-					L.Push(lua.LNumber(match.Capture(i)))
-				} else {
-					L.Push(lua.LString(capturedString(L, match, str, i)))
-				}
-				nargs++
-			}
-		} else {
-			L.Push(lua.LString(capturedString(L, match, str, 0)))
-			nargs++
-		}
-		L.Call(nargs, 1)
-		ret := L.Get(-1)
-		L.Pop(1)
-		if !lua.LVIsFalse(ret) {
-			infoList = append(infoList, replaceInfo{[]int{start, end}, lua.LVAsString(ret)})
-		}
-	}
-	return strGsubDoReplace(str, infoList)
-}
-
-type strMatchData struct {
-	str     string
-	pos     int
-	matches []*luapattern.MatchData
-}
-
-func strGmatchIter(L *lua.LState) int {
-	md := L.CheckUserData(1).Value.(*strMatchData)
-	str := md.str
-	matches := md.matches
-	idx := md.pos
-	md.pos++
-	if idx == len(matches) {
-		return 0
-	}
-	L.Push(L.Get(1))
-	match := matches[idx]
-	if match.CaptureLength() == 2 {
-		L.Push(lua.LString(str[match.Capture(0):match.Capture(1)]))
-		return 1
-	}
-
-	for i := 2; i < match.CaptureLength(); i += 2 {
-		if match.IsPosCapture(i) {
-			L.Push(lua.LNumber(match.Capture(i)))
-		} else {
-			L.Push(lua.LString(str[match.Capture(i):match.Capture(i+1)]))
-		}
-	}
-	return match.CaptureLength()/2 - 1
-}
-
-func strGmatch(L *lua.LState) int {
-	str := L.CheckString(1)
-	pattern := L.CheckString(2)
-	mds := findPattern(L, pattern, []byte(str), 0, -1)
-	L.Push(L.Get(lua.UpvalueIndex(1)))
-	ud := L.NewUserData()
-	ud.Value = &strMatchData{str, 0, mds}
-	L.Push(ud)
-	return 2
-}
-
-func strMatch(L *lua.LState) int {
-	str := L.CheckString(1)
-	pattern := L.CheckString(2)
-	offset := L.OptInt(3, 1)
-	l := len(str)
-	if offset < 0 {
-		offset = l + offset + 1
-	}
-	offset--
-	if offset < 0 {
-		offset = 0
-	}
-
-	mds := findPattern(L, pattern, readOnlyBytes(str), offset, 1)
-	if len(mds) == 0 {
-		L.Push(lua.LNil)
-		return 0
-	}
-	md := mds[0]
-	nsubs := md.CaptureLength() / 2
-	switch nsubs {
-	case 1:
-		L.Push(lua.LString(str[md.Capture(0):md.Capture(1)]))
-		return 1
-	default:
-		for i := 2; i < md.CaptureLength(); i += 2 {
-			if md.IsPosCapture(i) {
-				L.Push(lua.LNumber(md.Capture(i)))
+// write writes the replacement of the match str[s:e]. %1 of a pattern
+// without captures is the whole match; a capture the pattern lacks is an
+// error.
+func (t replTemplate) write(L *lua.LState, o *gsubOut, m *pattern.Matcher, ncap int, str string, s, e int) {
+	for _, p := range t {
+		switch {
+		case p.text != "":
+			o.write(p.text)
+		case p.idx == 0 || p.idx == 1 && ncap == 0:
+			o.write(str[s:e])
+		case p.idx > ncap:
+			raise(L, "invalid capture index")
+		default:
+			c := m.Capture(p.idx - 1)
+			if c.Position {
+				o.write(strconv.Itoa(c.Start + 1))
 			} else {
-				L.Push(lua.LString(str[md.Capture(i):md.Capture(i+1)]))
+				o.write(str[c.Start:c.End])
 			}
 		}
-		return nsubs - 1
 	}
-}
-
-// flagScanner is gopher-lua's (utils.go) for gsub's replacement string,
-// with its start and end markers empty.
-type flagScanner struct {
-	flag       byte
-	buf        []byte
-	str        string
-	Length     int
-	Pos        int
-	HasFlag    bool
-	ChangeFlag bool
-}
-
-func newFlagScanner(flag byte, str string) *flagScanner {
-	return &flagScanner{flag: flag, buf: make([]byte, 0, len(str)), str: str, Length: len(str)}
-}
-
-func (fs *flagScanner) AppendString(str string) { fs.buf = append(fs.buf, str...) }
-
-func (fs *flagScanner) AppendChar(ch byte) { fs.buf = append(fs.buf, ch) }
-
-func (fs *flagScanner) String() string { return string(fs.buf) }
-
-func (fs *flagScanner) Next() (byte, bool) {
-	c := byte('\000')
-	fs.ChangeFlag = false
-	if fs.Pos == fs.Length {
-		return c, true
-	}
-	c = fs.str[fs.Pos]
-	if c == fs.flag {
-		if fs.Pos < (fs.Length-1) && fs.str[fs.Pos+1] == fs.flag {
-			fs.HasFlag = false
-			fs.AppendChar(fs.flag)
-			fs.Pos += 2
-			return fs.Next()
-		} else if fs.Pos != fs.Length-1 {
-			fs.ChangeFlag = true
-			fs.HasFlag = true
-		}
-	}
-	fs.Pos++
-	return c, false
 }

@@ -2,6 +2,7 @@ package scripting
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/yuin/gopher-lua"
@@ -80,6 +81,49 @@ func TestPatternsMatchGopherLua(t *testing.T) {
 	for _, c := range calls {
 		if got, want := eval(L, c), eval(stock, c); got != want {
 			t.Errorf("%s:\n got %s\nwant %s (gopher-lua)", c, got, want)
+		}
+	}
+}
+
+// Where gopher-lua's pattern functions depart from the Lua 5.1 manual,
+// ours follow the manual.
+func TestPatternsFollowTheManual(t *testing.T) {
+	L := NewState(Options{})
+	defer L.Close()
+	for _, c := range []struct{ expr, want string }{
+		// The empty match at init (gopher-lua: 1, 0 for any init).
+		{`string.find("abc", "", 3)`, "3 2"},
+		{`string.find("abc", "", -1, true)`, "3 2"},
+		{`string.find("abc", "", 5)`, "nil"},
+		// In gmatch '^' is a plain character.
+		{`(function() local r = {} for k in string.gmatch("^a^a", "^a") do r[#r+1] = k end return table.concat(r, ";") end)()`, "^a;^a"},
+		{`(function() local r = {} for k in string.gmatch("abc", "^.") do r[#r+1] = k end return #r end)()`, "0"},
+		// gmatch's iterator is a function of its own.
+		{`(function() local it = string.gmatch("a1b2", "%d") return it(), it(), select("#", it()) end)()`, "1 2 0"},
+		{`select("#", string.gmatch("a", "a"))`, "1"},
+		// %n inside capture n.
+		{`pcall(string.find, "ab", "((a)%1)")`, "false <string>:1: invalid capture index"},
+		// Lua's bound on open choices.
+		{`pcall(string.find, ("a"):rep(201) .. "b", ("a?"):rep(201) .. "b")`, "false <string>:1: pattern too complex"},
+		{`string.find(("a"):rep(200) .. "b", ("a?"):rep(200) .. "b")`, "1 201"},
+	} {
+		fn, err := L.LoadString("return " + c.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		top := L.GetTop()
+		L.Push(fn)
+		if err := L.PCall(0, lua.MultRet, nil); err != nil {
+			t.Errorf("%s: %v", c.expr, err)
+			continue
+		}
+		var out []string
+		for i := top + 1; i <= L.GetTop(); i++ {
+			out = append(out, L.Get(i).String())
+		}
+		L.SetTop(top)
+		if got := strings.Join(out, " "); got != c.want {
+			t.Errorf("%s = %q, want %q", c.expr, got, c.want)
 		}
 	}
 }

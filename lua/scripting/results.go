@@ -20,8 +20,8 @@ import (
 // maxResults is how many values a builtin may push at once.
 func maxResults() int { return lua.RegistrySize - lua.RegistrySize/5 }
 
-// installResultLimits replaces unpack and wraps string.byte, find, match,
-// gmatch and gsub with the limit.
+// installResultLimits replaces unpack and wraps string.byte with the
+// limit; installPatterns' functions check a pattern's captures themselves.
 func installResultLimits(L *lua.LState) {
 	limit := maxResults()
 	L.G.Global.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int { return checkedUnpack(L, limit) }))
@@ -29,28 +29,11 @@ func installResultLimits(L *lua.LState) {
 	if !ok {
 		return
 	}
-	wrap := func(name string, check func(L *lua.LState, limit int)) {
-		orig, ok := str.RawGetString(name).(*lua.LFunction)
-		if !ok || !orig.IsG {
-			return
-		}
-		// The wrapper carries orig's upvalues (gmatch's iterator), since
-		// orig runs in the wrapper's frame and reads them from there.
-		up := make([]lua.LValue, len(orig.Upvalues))
-		for i, u := range orig.Upvalues {
-			up[i] = u.Value()
-		}
-		str.RawSetString(name, L.NewClosure(func(L *lua.LState) int {
-			check(L, limit)
+	if orig, ok := str.RawGetString("byte").(*lua.LFunction); ok && orig.IsG {
+		str.RawSetString("byte", L.NewFunction(func(L *lua.LState) int {
+			checkByteSlice(L, limit)
 			return orig.GFunction(L)
-		}, up...))
-	}
-	wrap("byte", checkByteSlice)
-	captures := func(name string) func(*lua.LState, int) {
-		return func(L *lua.LState, limit int) { checkCaptures(L, name, limit) }
-	}
-	for _, name := range []string{"find", "match", "gmatch", "gsub"} {
-		wrap(name, captures(name))
+		}))
 	}
 }
 
@@ -101,49 +84,4 @@ func checkByteSlice(L *lua.LState, limit int) {
 	if end-start > limit {
 		argError(L, 3, "byte", fmt.Sprintf("string slice too long: %d bytes, at most %d", end-start, limit))
 	}
-}
-
-// checkCaptures refuses a pattern (argument 2) with more than limit
-// captures. A pattern that short has no more captures than characters.
-func checkCaptures(L *lua.LState, fn string, limit int) {
-	p, ok := L.Get(2).(lua.LString)
-	if !ok || len(p) <= limit {
-		return
-	}
-	if fn == "find" && L.GetTop() >= 4 && lua.LVAsBool(L.Get(4)) {
-		return // a plain find has no captures
-	}
-	if n := countCaptures(string(p)); n > limit {
-		argError(L, 2, fn, fmt.Sprintf("too many captures: %d, at most %d", n, limit))
-	}
-}
-
-// countCaptures counts the captures of a Lua pattern: its '(' outside sets
-// and escapes.
-func countCaptures(p string) int {
-	n := 0
-	for i := 0; i < len(p); i++ {
-		switch p[i] {
-		case '%':
-			i++ // the escaped character
-			if i < len(p) && p[i] == 'b' {
-				i += 2 // %bxy: x and y are plain characters
-			}
-		case '[':
-			i++
-			if i < len(p) && p[i] == '^' {
-				i++
-			}
-			// The first character of a set is never its end, as in Lua.
-			for first := true; i < len(p) && (first || p[i] != ']'); first = false {
-				if p[i] == '%' {
-					i++
-				}
-				i++
-			}
-		case '(':
-			n++
-		}
-	}
-	return n
 }

@@ -125,7 +125,7 @@ func NewState(opts Options) *lua.LState {
 		L.Call(1, 0)
 	}
 
-	installPatterns(L) // first: the limits below wrap or replace these
+	installPatterns(L, stringLimit(opts.MemoryLimit))
 	installStringLimits(L, stringLimit(opts.MemoryLimit))
 	sb.sandboxBase(L)
 	installResultLimits(L)
