@@ -76,6 +76,6 @@ func TestMemoryLimitStopsGrowth(t *testing.T) {
 // A script recursing through coroutines stops at the nesting bound, long
 // before the memory limit or the Go stack.
 func TestMemoryCoroutineRecursion(t *testing.T) {
-	L, _ := budgetState(t, Options{MemoryLimit: 64 << 20})
+	L, _ := budgetState(t, Options{MemoryLimit: 512 << 20})
 	wantErr(t, chunk(t, L, `local function f() local ok, e = coroutine.resume(coroutine.create(f)) error(e, 0) end f()`), "more than 200 coroutines")
 }
