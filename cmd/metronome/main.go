@@ -11,8 +11,9 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// The first signal stops the host loop; the next one kills the process,
-	// even while a script is busy inside Lua.
+	// The first signal cancels ctx, which stops the host loop and the Lua
+	// VM at its next instruction; a second one ends the process at once
+	// (a long builtin, say, that checks no budget).
 	go func() { <-ctx.Done(); stop() }()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
