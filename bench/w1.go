@@ -117,9 +117,20 @@ func RunW1ContainerHeap(n int, hours float64) int64 {
 // n and hours in a state from scripting.NewState, and returns the fire count the
 // script prints.
 func RunW1Lua(script []byte, chunkname string, n int, hours float64) (int64, error) {
+	return runW1Lua(script, chunkname, n, hours, scripting.Options{}, nil)
+}
+
+// runW1Lua is RunW1Lua on a state made with opts (its Stdout is the
+// script's report) and then given to setup, when setup is not nil; what
+// setup returns runs when the scene is done.
+func runW1Lua(script []byte, chunkname string, n int, hours float64, opts scripting.Options, setup func(*lua.LState) (done func())) (int64, error) {
 	var out bytes.Buffer
-	L := scripting.NewState(scripting.Options{Stdout: &out})
+	opts.Stdout = &out
+	L := scripting.NewState(opts)
 	defer L.Close()
+	if setup != nil {
+		defer setup(L)()
+	}
 	fn, err := L.Load(bytes.NewReader(script), chunkname)
 	if err != nil {
 		return 0, err
