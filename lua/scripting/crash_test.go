@@ -101,20 +101,31 @@ func TestPCallCatchesRegistryOverflow(t *testing.T) {
 }
 
 // A job or a runtime-timers callback that overflows the value stack fails
-// its frame with a Lua error; the host and the state go on.
+// its frame with a Lua error; the host and the state go on. Moved directly,
+// the host runs each callback under a guard of its own; moved inside Drain,
+// under Drain's, through which the overflow unwinds.
 func TestCallbackRegistryOverflow(t *testing.T) {
-	h := hostservices.New(temporal.Fixed(hostEpoch))
-	L := hostState(t, h, nil)
-	doString(t, L, `
-		local RT = require "runtime-timers"
-		RT.Timeout{ ["delay-ms"] = 10, callback = function() `+fillStack+` end }
-		RT.Timeout{ ["delay-ms"] = 20, callback = function() fired = true end }`)
-	err := h.Update(10)
-	if err == nil || !strings.Contains(err.Error(), "registry overflow") {
-		t.Fatalf("Update = %v, want a registry overflow", err)
-	}
-	if err := h.Update(10); err != nil || L.GetGlobal("fired") != lua.LTrue {
-		t.Fatalf("next frame: %v, fired = %v", err, L.GetGlobal("fired"))
+	for name, frame := range map[string]func(L *lua.LState, h *hostservices.Host) error{
+		"update": func(_ *lua.LState, h *hostservices.Host) error { return h.Update(10) },
+		"update in Drain": func(L *lua.LState, h *hostservices.Host) error {
+			return Drain(L, "update", func() error { return h.Update(10) })
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := hostservices.New(temporal.Fixed(hostEpoch))
+			L := hostState(t, h, nil)
+			doString(t, L, `
+				local RT = require "runtime-timers"
+				RT.Timeout{ ["delay-ms"] = 10, callback = function() `+fillStack+` end }
+				RT.Timeout{ ["delay-ms"] = 20, callback = function() fired = true end }`)
+			err := frame(L, h)
+			if err == nil || !strings.Contains(err.Error(), "registry overflow") {
+				t.Fatalf("frame = %v, want a registry overflow", err)
+			}
+			if err := frame(L, h); err != nil || L.GetGlobal("fired") != lua.LTrue {
+				t.Fatalf("next frame: %v, fired = %v", err, L.GetGlobal("fired"))
+			}
+		})
 	}
 }
 
