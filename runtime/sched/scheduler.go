@@ -100,16 +100,7 @@ func (s *Scheduler) SetObserver(fn func(Fire)) { s.observer = fn }
 
 // SetLoopLimit sets how many jobs callbacks may schedule for the instant
 // being drained within one call (default DefaultLoopLimit). n must be >= 1.
-func (s *Scheduler) SetLoopLimit(n int) error {
-	if s.dropped {
-		return droppedError("SetLoopLimit")
-	}
-	if n < 1 {
-		return &OptionError{Method: "SetLoopLimit", Param: "n", Want: "an integer >= 1", Got: n}
-	}
-	s.loopLimit = n
-	return nil
-}
+func (s *Scheduler) SetLoopLimit(n int) error { return s.setLimit("SetLoopLimit", &s.loopLimit, n) }
 
 // SetMaxPending sets how many jobs may be pending at once (default
 // DefaultMaxPending); n must be >= 1. A scheduling method that would exceed
@@ -118,14 +109,17 @@ func (s *Scheduler) SetLoopLimit(n int) error {
 // or recurrence that re-arms, or a job that is pending at the call, is never
 // refused, so setting a cap below Count() only refuses new jobs until enough
 // have fired or been cancelled.
-func (s *Scheduler) SetMaxPending(n int) error {
+func (s *Scheduler) SetMaxPending(n int) error { return s.setLimit("SetMaxPending", &s.maxPending, n) }
+
+// setLimit sets *limit to n >= 1 for method.
+func (s *Scheduler) setLimit(method string, limit *int, n int) error {
 	if s.dropped {
-		return droppedError("SetMaxPending")
+		return droppedError(method)
 	}
 	if n < 1 {
-		return &OptionError{Method: "SetMaxPending", Param: "n", Want: "an integer >= 1", Got: n}
+		return &OptionError{Method: method, Param: "n", Want: "an integer >= 1", Got: n}
 	}
-	s.maxPending = n
+	*limit = n
 	return nil
 }
 
