@@ -358,17 +358,35 @@ test("recurrence: a rejected first occurrence is an error at schedule-recurrence
   t:eq(s:count(), 0)
 end)
 
-test("recurrence: a later rejection comes out of the previous fire and the handle goes on", function(t)
-  local s = RS.create{ clock = Temporal.clock.fixed(Temporal.instant.parse("2024-03-09T00:00:00Z")) }
+test("recurrence: a rejection within ten years is an error at schedule-recurrence", function(t)
+  local s = RS.create{ clock = Temporal.clock.fixed(Temporal.instant.parse("2024-03-08T00:00:00Z")) }
   local rs = Temporal["recurrence-set"]{ dtstart = "2024-03-08T02:30:00", rrule = "FREQ=DAILY" }
+  local f = function() end
+  t:error(function()
+    s:schedule_recurrence{ ["recurrence-set"] = rs, ["zone-id"] = "America/New_York", callback = f }
+  end, 'a coming occurrence: local time 2024-03-10T02:30:00 does not exist in America/New_York (skipped by a DST gap); disambiguation "reject" refuses it: give "compatible", "earlier" or "later"')
+  t:eq(s:count(), 0)
+  -- a limit that ends the job before the gap night, or another disambiguation, schedules it
+  s:schedule_recurrence{ ["recurrence-set"] = rs, ["zone-id"] = "America/New_York", callback = f, limit = 2 }
+  s:schedule_recurrence{ ["recurrence-set"] = rs, ["zone-id"] = "America/New_York", callback = f, disambiguation = "later" }
+  t:eq(s:count(), 2)
+end)
+
+test("recurrence: a rejection past ten years comes out of the previous fire and the handle goes on", function(t)
+  -- March 14 is the second Sunday of March in 2038 and next in 2049
+  local s = RS.create{ clock = Temporal.clock.fixed(Temporal.instant.parse("2039-01-01T00:00:00Z")) }
+  local rs = Temporal["recurrence-set"]{ dtstart = "2039-03-14T02:30:00", rrule = "FREQ=YEARLY" }
   local idx = {}
   local h = s:schedule_recurrence{ ["recurrence-set"] = rs, ["zone-id"] = "America/New_York",
     callback = function(p) idx[#idx + 1] = p["occurrence-index"] end }
-  t:error(function() s:advance(Temporal.duration{ hours = 24 }) end, "2024-03-10T02:30:00")
-  t:eq(idx, { 1 })
+  local year = Temporal.duration{ hours = 365 * 24 }
+  s:advance(year * 9)
+  t:eq(#idx, 9)
+  t:error(function() s:advance(year) end, "2049-03-14T02:30:00")
+  t:eq(#idx, 10)
   t:eq(h:is_active(), true)
-  s:advance(Temporal.duration{ hours = 48 })
-  t:eq(idx, { 1, 2 })
+  s:advance(year * 2)
+  t:eq(idx[11], 11)
 end)
 
 test("recurrence: bad options", function(t)

@@ -207,11 +207,16 @@ type Recurrence struct {
 
 // ScheduleRecurrence fires fn at each occurrence of r not before Now(),
 // expanded lazily: one occurrence is pending at a time. Occurrences before
-// Now() are neither fired nor counted. A local time the disambiguation
-// rejects is an error here when it is the first occurrence not before Now();
-// later, computing the next occurrence is part of firing one, so the error
-// comes out of the call that fires the occurrence before it, and the job
-// goes on with the next valid occurrence.
+// Now() are neither fired nor counted.
+//
+// Under Reject, a local time in a gap or an overlap of the zone is an error
+// here when an occurrence the job can fire has it: the first one not before
+// Now(), or one within LookAhead (ten years) and the first r.Limit, or any
+// of a bounded set's. They are found from the zone's transitions, not by
+// expanding every occurrence. Past that horizon computing the next
+// occurrence is part of firing one, so the error comes out of the call that
+// fires the occurrence before it, and the job goes on with the next valid
+// occurrence.
 func (s *Scheduler) ScheduleRecurrence(r Recurrence, fn RecurrenceFunc, opts ...JobOption) (Handle, error) {
 	const name = "ScheduleRecurrence"
 	if err := s.check(name); err != nil {
@@ -247,9 +252,34 @@ func (s *Scheduler) ScheduleRecurrence(r Recurrence, fn RecurrenceFunc, opts ...
 	if err != nil {
 		return Handle{}, &CallError{Method: name, Err: err}
 	}
+	if err := lookAhead(r, zone, s.Now()); err != nil {
+		return Handle{}, &CallError{Method: name, Err: err}
+	}
 	e := s.newExt(opts)
 	e.rec = &recurrence{fn: fn, it: it, limit: r.Limit, nextAt: at}
 	return s.pushExt(name, int64(d), tagRecurrence, e, jobFn{})
+}
+
+// LookAhead is how far ahead ScheduleRecurrence checks an unbounded set's
+// local times against the zone's gaps and overlaps.
+const LookAhead = 10 * 365 * 24 * temporal.Hour
+
+// lookAhead reports the first occurrence of r that Reject refuses within
+// the horizon ScheduleRecurrence documents.
+func lookAhead(r Recurrence, zone *temporal.Zone, now temporal.Instant) error {
+	if r.Disambiguation != temporal.Reject {
+		return nil
+	}
+	until := temporal.FromUnixNano(math.MaxInt64)
+	if !r.Set.Bounded() {
+		if u, err := now.Add(LookAhead); err == nil {
+			until = u
+		}
+	}
+	if err := r.Set.FirstRejected(zone, now, until, r.Limit); err != nil {
+		return fmt.Errorf("a coming occurrence: %w", err)
+	}
+	return nil
 }
 
 // extChunk is how many extensions newExt allocates at once.

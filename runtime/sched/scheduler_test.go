@@ -692,24 +692,55 @@ func TestRecurrenceRejectedFirstOccurrenceFailsScheduling(t *testing.T) {
 	}
 }
 
-// Recurrence: a later rejected local time comes out of the call that fires
-// the occurrence before it; the handle stays active, the rejected time gets
-// no index.
-func TestRecurrenceLaterRejectionComesOutOfThePreviousFire(t *testing.T) {
+// Recurrence: a rejected local time within LookAhead is an error at
+// schedule time, found from the zone's transitions, unless the limit ends
+// the job before it.
+func TestRecurrenceRejectionAheadFailsScheduling(t *testing.T) {
 	s := sched.New(temporal.Fixed(mustInstant("2024-03-08T00:00:00Z")))
 	o := &occLog{s: s}
-	h := must(s.ScheduleRecurrence(sched.Recurrence{Set: dailyAt0230(t, "FREQ=DAILY"), Zone: "America/New_York"}, o.cb))
-	must(0, s.Advance(24*temporal.Hour)) // fires 03-08
-	err := s.Advance(24 * temporal.Hour) // fires 03-09, then 03-10 02:30 is rejected
+	_, err := s.ScheduleRecurrence(sched.Recurrence{Set: dailyAt0230(t, "FREQ=DAILY"), Zone: "America/New_York"}, o.cb)
 	var re *temporal.ResolveError
-	if !errors.As(err, &re) || len(o.got) != 2 {
-		t.Fatalf("advance = %v after %d fires; want the rejection of 2024-03-10T02:30:00", err, len(o.got))
+	want := "ScheduleRecurrence: a coming occurrence: local time 2024-03-10T02:30:00 does not exist in America/New_York (skipped by a DST gap)"
+	if !errors.As(err, &re) || err.Error() != want {
+		t.Fatalf("error = %v\nwant %s", err, want)
+	}
+	if s.Count() != 0 {
+		t.Fatal("a failed schedule left work pending")
+	}
+	// Two fires end the job before the gap night.
+	must(s.ScheduleRecurrence(sched.Recurrence{Set: dailyAt0230(t, "FREQ=DAILY"), Zone: "America/New_York", Limit: 2}, o.cb))
+	must(0, s.Advance(10*24*temporal.Hour))
+	if len(o.got) != 2 {
+		t.Fatalf("fired %q", o.got)
+	}
+	// Another disambiguation resolves the gap instead.
+	must(s.ScheduleRecurrence(sched.Recurrence{Set: dailyAt0230(t, "FREQ=DAILY"), Zone: "America/New_York", Disambiguation: temporal.Compatible}, o.cb))
+}
+
+// Recurrence: a rejected local time past LookAhead comes out of the call
+// that fires the occurrence before it; the handle stays active, the
+// rejected time gets no index. March 14 is the second Sunday of March in
+// 2038 and next in 2049, more than ten years later.
+func TestRecurrenceLaterRejectionComesOutOfThePreviousFire(t *testing.T) {
+	s := sched.New(temporal.Fixed(mustInstant("2039-01-01T00:00:00Z")))
+	o := &occLog{s: s}
+	set := must(temporal.NewRecurrenceSet(temporal.RecurrenceSpec{
+		DTStart: must(temporal.ParseLocalDateTime("2039-03-14T02:30:00")),
+		RRules:  []string{"FREQ=YEARLY"},
+	}))
+	h := must(s.ScheduleRecurrence(sched.Recurrence{Set: set, Zone: "America/New_York"}, o.cb))
+	year := 365 * 24 * temporal.Hour
+	must(0, s.Advance(9*year)) // fires 2039 to 2047
+	err := s.Advance(year)     // fires 2048, then 2049-03-14 02:30 is rejected
+	var re *temporal.ResolveError
+	if !errors.As(err, &re) || len(o.got) != 10 || re.Local.String() != "2049-03-14T02:30:00" {
+		t.Fatalf("advance = %v after %d fires; want the rejection of 2049-03-14T02:30:00", err, len(o.got))
 	}
 	if !h.Active() {
 		t.Fatal("the handle must stay active after a rejection")
 	}
-	must(0, s.Advance(3*24*temporal.Hour))
-	if got := o.got[2]; got != "3 2024-03-11T06:30:00Z now=2024-03-11T06:30:00Z" {
+	must(0, s.Advance(2*year))
+	if got := o.got[10]; !strings.HasPrefix(got, "11 2050-03-14T06:30:00Z") {
 		t.Fatalf("after the rejection fired %q", got)
 	}
 }
