@@ -143,6 +143,18 @@ test("to-zoned-string refuses bad zones", function(t)
     "bad argument #1 to 'to-zoned-string' (a Temporal.instant expected (call it as t:to_zoned_string()), got string \"America/New_York\")")
 end)
 
+test("fields gives an instant's calendar fields in a zone", function(t)
+  -- the first instant after New York's spring-forward gap, a Sunday
+  local f = I.parse("2024-03-10T07:00:00.5Z"):fields("America/New_York")
+  t:eq(f, { year = 2024, month = 3, day = 10, hour = 3, minute = 0, second = 0, nanosecond = 500000000,
+            weekday = 7, ["day-of-year"] = 70, offset = "-04:00" })
+  t:eq(f.day_of_year, 70)
+  local g = I.parse("2024-12-31T23:30:00Z"):fields("Europe/Paris")   -- already 2025 in Paris, a Wednesday
+  t:eq({ g.year, g.month, g.day, g.weekday, g["day-of-year"], g.offset }, { 2025, 1, 1, 3, 1, "+01:00" })
+  t:eq(I.parse("1900-01-01T00:00:00Z"):fields("Europe/Paris").offset, "+00:09:21")   -- local mean time
+  t:error(function() return I.parse("2024-01-01T00:00:00Z"):fields("Local") end, "the host's local zone is not available")
+end)
+
 test("from-local in a gap, all four disambiguations", function(t)
   local z = "America/New_York"
   -- 2024-03-10: 02:00 EST jumps to 03:00 EDT, so 02:30 does not exist

@@ -127,6 +127,7 @@ func newTemporalMetatables(L *lua.LState) {
 		"epoch-ms":        instantEpochMs,
 		"epoch-ns":        instantEpochNs,
 		"to-zoned-string": instantToZonedString,
+		"fields":          instantFields,
 	}, true)
 	newMeta(clockType, map[string]lua.LGFunction{
 		"now": clockNow,
@@ -574,6 +575,32 @@ func instantToZonedString(L *lua.LState) int {
 		raiseError(L, luaCall{fn: fn}, err)
 	}
 	L.Push(lua.LString(s))
+	return 1
+}
+
+// instantFields gives the calendar fields of an instant in a zone, so that
+// scripts need not pattern-match to-zoned-string.
+func instantFields(L *lua.LState) int {
+	const fn = "fields"
+	t := checkInstantSelf(L, fn)
+	zone, ok := L.Get(2).(lua.LString)
+	if !ok {
+		argError(L, 2, fn, "zone id string expected (such as \"America/New_York\"), got "+describe(L.Get(2)))
+	}
+	f, err := t.Fields(string(zone))
+	if err != nil {
+		raiseError(L, luaCall{fn: fn}, err)
+	}
+	r := newRecord(L, 10)
+	for _, kv := range [...]struct {
+		k string
+		v int
+	}{{"year", f.Year}, {"month", f.Month}, {"day", f.Day}, {"hour", f.Hour}, {"minute", f.Minute},
+		{"second", f.Second}, {"nanosecond", f.Nanosecond}, {"weekday", f.Weekday}, {"day-of-year", f.DayOfYear}} {
+		r.RawSetString(kv.k, lua.LNumber(kv.v))
+	}
+	r.RawSetString("offset", lua.LString(f.OffsetString()))
+	L.Push(r)
 	return 1
 }
 
