@@ -3,14 +3,14 @@ GO ?= go
 PKGS := ./...
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 
-.PHONY: run test vet fmt-check tidy-check staticcheck bench build clean fuzz soak
+.PHONY: run test vet fmt-check tidy-check staticcheck lint-lua bench build clean fuzz soak
 
 ## run: the quickstart scene on the virtual clock
 run:
 	$(GO) run ./cmd/metronome run examples/quickstart.lua
 
 ## test: vet, formatting, tidiness, staticcheck, and every Go and Lua test under the race detector
-test: vet fmt-check tidy-check staticcheck
+test: vet fmt-check tidy-check staticcheck lint-lua
 	$(GO) test -race -count=1 $(PKGS)
 	cd bench/cmd/benchreport && $(GO) test -count=1 ./... && $(GO) mod tidy -diff
 
@@ -24,6 +24,18 @@ fmt-check:
 ## tidy-check: go.mod and go.sum say exactly what the code imports
 tidy-check:
 	@$(GO) mod tidy -diff || { echo "go mod tidy would change go.mod or go.sum (run it and commit)"; exit 1; }
+
+## lint-lua: luacheck (Debian's lua-check) over the Lua we ship, with
+## .luacheckrc; skipped with a note where it is not installed, unless
+## LUACHECK_REQUIRED=1 (CI installs it and sets that)
+lint-lua:
+	@if command -v luacheck >/dev/null; then \
+		luacheck --no-color -q examples tests bench; \
+	elif [ "$(LUACHECK_REQUIRED)" = 1 ]; then \
+		echo "luacheck not found (apt-get install lua-check)"; exit 1; \
+	else \
+		echo "luacheck not found: skipping the Lua lint (apt-get install lua-check)"; \
+	fi
 
 ## staticcheck: pinned by version; the module proxy serves it
 staticcheck:

@@ -132,7 +132,7 @@ test("handles carry the id list() shows", function(t)
 end)
 
 test("cancelling an interval inside its callback stops its catch-up", function(t)
-  local s, _, take = new()
+  local s = new()
   local n = 0
   local h
   h = s:schedule_every{ interval = ms(10), callback = function() n = n + 1; h:cancel() end }
@@ -178,7 +178,7 @@ test("advance from inside a callback is an error", function(t)
   local s = new()
   local inner
   s:schedule_once{ delay = ms(1), callback = function()
-    local ok, err = pcall(s.advance, s, ms(1))
+    local _, err = pcall(s.advance, s, ms(1))
     inner = err
   end }
   s:advance(ms(1))

@@ -186,7 +186,7 @@ test("milliseconds convert to exact nanoseconds at the boundary", function(t)
   hs:update(0)
   t:eq(r.take(), { "now@0" })
   -- an interval of 16.6 ms stays exact: 60 periods are 996 ms, no drift
-  r = fresh()
+  fresh()
   local n = 0
   local h = RuntimeTimers.Interval{ ["interval-ms"] = 16.6, callback = function() n = n + 1 end }
   hs:update(996 - 1e-6)

@@ -8,19 +8,19 @@ local function ms(n) return Temporal.duration{ milliseconds = n } end
 test("a closure's writes reach its caller after pcall of error", function(t)
   local x
   local function run(f) f() end
-  run(function() local ok, m = pcall(error, "e"); x = m end)
+  run(function() local _, m = pcall(error, "e"); x = m end)
   t:eq(x, "e")
 end)
 
 test("error keeps its position and level", function(t)
-  local ok, m = pcall(error, "plain", 0)
+  local _, m = pcall(error, "plain", 0)
   t:eq(m, "plain")
-  ok, m = pcall(function() error("here") end)
+  _, m = pcall(function() error("here") end)
   t:ok(m:find("upvalues_test.lua:%d+: here") ~= nil, m)
-  ok, m = pcall(function() local function inner() error("caller", 2) end inner() end)
+  _, m = pcall(function() local function inner() error("caller", 2) end inner() end)
   t:ok(m:find("upvalues_test.lua:%d+: caller") ~= nil, m)
   local obj = {}
-  ok, m = pcall(error, obj)
+  _, m = pcall(error, obj)
   t:ok(rawequal(m, obj))
 end)
 
