@@ -156,15 +156,18 @@ func pushHandle(L *lua.LState, h sched.Handle) {
 	L.Push(ud)
 }
 
+// handleMethods are a handle's methods; its __index adds the field id.
+var handleMethods = map[string]lua.LGFunction{
+	// cancel and drop return true whether or not the job was pending
+	// (LUA-API), unlike Go's Handle.Cancel.
+	"cancel":  func(L *lua.LState) int { checkHandle(L, "cancel").Cancel(); L.Push(lua.LTrue); return 1 },
+	"drop":    func(L *lua.LState) int { checkHandle(L, "drop").Drop(); L.Push(lua.LTrue); return 1 },
+	"active?": func(L *lua.LState) int { L.Push(lua.LBool(checkHandle(L, "active?").Active())); return 1 },
+}
+
 func buildHandleMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
-	setFuncs(L, methods, map[string]lua.LGFunction{
-		// cancel and drop return true whether or not the job was pending
-		// (LUA-API), unlike Go's Handle.Cancel.
-		"cancel":  func(L *lua.LState) int { checkHandle(L, "cancel").Cancel(); L.Push(lua.LTrue); return 1 },
-		"drop":    func(L *lua.LState) int { checkHandle(L, "drop").Drop(); L.Push(lua.LTrue); return 1 },
-		"active?": func(L *lua.LState) int { L.Push(lua.LBool(checkHandle(L, "active?").Active())); return 1 },
-	})
+	setFuncs(L, methods, handleMethods)
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		h := checkHandle(L, "index")
 		if k, ok := L.Get(2).(lua.LString); ok && k == "id" {

@@ -1,0 +1,43 @@
+---@meta app-host
+-- LuaLS definitions for Metronome's `app-host` module: the host this state
+-- belongs to (docs/lua-api.md). Both spellings of every name.
+
+---@class AppHost
+---@field scheduler AppHost.Scheduler the host's scheduler
+---@field quit fun(): boolean asks the host to stop (false where nothing drives it)
+
+---Called with the frame's delta in milliseconds.
+---@alias AppHost.Facet fun(delta_ms: number)|{ update: fun(self: table, delta_ms: number) }
+
+---What an error handler set with on_error receives besides the message.
+---@class AppHost.ErrorInfo
+---@field kind "job"|"facet" what failed
+---@field job? string the job, as "every #3 scheduled at game.lua:14"
+---@field facet? string the facet's name
+
+---A host: a typed scheduler plus facets, moved by update, set_paused and step.
+---@class AppHost.Scheduler
+---@field ["schedule-once"] fun(self: AppHost.Scheduler, opts: RuntimeScheduler.OnceOptions): RuntimeScheduler.Handle
+---@field schedule_once fun(self: AppHost.Scheduler, opts: RuntimeScheduler.OnceOptions): RuntimeScheduler.Handle
+---@field ["schedule-every"] fun(self: AppHost.Scheduler, opts: RuntimeScheduler.EveryOptions): RuntimeScheduler.Handle
+---@field schedule_every fun(self: AppHost.Scheduler, opts: RuntimeScheduler.EveryOptions): RuntimeScheduler.Handle
+---@field ["schedule-recurrence"] fun(self: AppHost.Scheduler, opts: RuntimeScheduler.RecurrenceOptions): RuntimeScheduler.Handle
+---@field schedule_recurrence fun(self: AppHost.Scheduler, opts: RuntimeScheduler.RecurrenceOptions): RuntimeScheduler.Handle
+---@field jobs fun(self: AppHost.Scheduler): RuntimeScheduler.JobRecord[]
+---@field clear fun(self: AppHost.Scheduler): true clears its typed jobs
+---@field register fun(self: AppHost.Scheduler, name: string, facet: AppHost.Facet): true
+---@field unregister fun(self: AppHost.Scheduler, name: string): boolean false for an unknown name
+---@field list fun(self: AppHost.Scheduler): string[] facet names in registration order
+---@field update fun(self: AppHost.Scheduler, delta_ms: number): true typed work, then facets; nothing while paused
+---@field step fun(self: AppHost.Scheduler, delta_ms: number): true like update, even while paused
+---@field ["set-paused"] fun(self: AppHost.Scheduler, paused: boolean): true
+---@field set_paused fun(self: AppHost.Scheduler, paused: boolean): true
+---@field ["paused?"] fun(self: AppHost.Scheduler): boolean
+---@field is_paused fun(self: AppHost.Scheduler): boolean
+---@field now fun(self: AppHost.Scheduler): Temporal.Instant
+---@field ["on-error"] fun(self: AppHost.Scheduler, handler: (fun(msg: string, info: AppHost.ErrorInfo))|nil): true
+---@field on_error fun(self: AppHost.Scheduler, handler: (fun(msg: string, info: AppHost.ErrorInfo))|nil): true
+
+---@type AppHost
+local AppHost = {}
+return AppHost
