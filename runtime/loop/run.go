@@ -411,7 +411,7 @@ func (s *Scheduler) replenish() bool {
 
 // runTimer runs the due timer at the queue's top as a task.
 func (s *Scheduler) runTimer(h LoopHost) {
-	q, _, _, id, ok := s.timers.Peek()
+	q, _, seq, id, ok := s.timers.Peek()
 	if !ok {
 		return
 	}
@@ -433,8 +433,9 @@ func (s *Scheduler) runTimer(h LoopHost) {
 	rec.fn()
 	if rec.repeat {
 		// HTML: the repeat is initialized after the callback, in its task,
-		// so it is sequenced after the timers the callback set.
-		if cur, ok := m[id]; ok && cur == q {
+		// so it is sequenced after the timers the callback set. The entry
+		// is still this timer's if its seq did not change.
+		if _, seq2, _, ok := s.timers.Get(q); ok && seq2 == seq {
 			at, level := s.initTimer(&rec)
 			s.seq++
 			s.timers.Update(q, int64(at), s.seq)

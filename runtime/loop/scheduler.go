@@ -310,3 +310,13 @@ func (s *Scheduler) EndCheckpoint() {
 // NestingLevel returns the nesting level of the running timer task (0
 // outside one and inside a checkpoint).
 func (s *Scheduler) NestingLevel() int { return int(s.level) }
+
+// LastTimer returns the due time of the latest pending timer; ok is false
+// with none. It reads every timer: O(n).
+func (s *Scheduler) LastTimer() (at time.Duration, ok bool) {
+	s.timers.Each(func(_ timerq.ID, when int64, _ uint64, _ int32) bool {
+		at, ok = max(at, time.Duration(when)), true
+		return true
+	})
+	return at, ok
+}
