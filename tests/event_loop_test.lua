@@ -168,6 +168,8 @@ test("microtasks queued outside any task run when the next run starts", function
   local r = fresh()
   local loop = r.loop
   loop:queue_microtask(r.cb("outside"))
+  t:eq(loop:next_timer(), 0) -- the next run has work: the microtask
+  t:ok(loop:needs_frame())
   loop:set_timeout(r.cb("timer"), 0)
   t:eq(r.take(), "")
   loop:run(0)

@@ -465,12 +465,15 @@ var eventLoopMethods = map[string]lua.LGFunction{
 		l := checkLoop(L, "next-timer")
 		at := loop.NextTimer(l.host)
 		l.finish(L, "next-timer", nil) // a Lua source's error
+		if len(l.micro) > 0 {
+			at = l.s.Now() // the next run starts with them
+		}
 		L.Push(lua.LNumber(msOf(at)))
 		return 1
 	},
 	"needs-frame": func(L *lua.LState) int {
 		l := checkLoop(L, "needs-frame")
-		v := loop.NeedsFrame(l.host)
+		v := loop.NeedsFrame(l.host) || len(l.micro) > 0
 		l.finish(L, "needs-frame", nil)
 		L.Push(lua.LBool(v))
 		return 1
