@@ -53,6 +53,8 @@ func TestW1Peers(t *testing.T) {
 		check("go-container-heap", RunW1ContainerHeap(c.n, c.hours), nil)
 		got, err = RunW1Lua(W1Script, "w1.lua", c.n, c.hours)
 		check("metronome-lua", got, err)
+		got, err = RunW1Lua(W1EventLoopScript, "w1_eventloop.lua", c.n, c.hours)
+		check("metronome-event-loop", got, err)
 		got, err = RunW1Lua(W1NoopScript, "w1_noop.lua", c.n, c.hours)
 		check("metronome-lua-noop", got, err)
 		got, err = RunW1Lua(W1PureLuaScript, "w1_pure_lua.lua", c.n, c.hours)
@@ -85,6 +87,7 @@ func BenchmarkW1(b *testing.B) {
 		})
 	}
 	run("metronome-lua", func() (int64, error) { return RunW1Lua(W1Script, "w1.lua", n, hours) })
+	run("metronome-event-loop", func() (int64, error) { return RunW1Lua(W1EventLoopScript, "w1_eventloop.lua", n, hours) })
 	run("metronome-lua-noop", func() (int64, error) { return RunW1Lua(W1NoopScript, "w1_noop.lua", n, hours) })
 	run("metronome-go", func() (int64, error) { return RunW1MetronomeGo(n, hours) })
 	run("pure-lua-heap", func() (int64, error) { return RunW1Lua(W1PureLuaScript, "w1_pure_lua.lua", n, hours) })

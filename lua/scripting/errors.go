@@ -280,6 +280,11 @@ func callbacksOf(L *lua.LState) *callbacks {
 // protected mode; an error comes back as a *lua.ApiError whose StackTrace
 // describes the callback's frames.
 func (c *callbacks) call(L *lua.LState, f *lua.LFunction, nargs int) error {
+	return c.callN(L, f, nargs, 0)
+}
+
+// callN is call leaving nret results on the stack (none on error).
+func (c *callbacks) callN(L *lua.LState, f *lua.LFunction, nargs, nret int) error {
 	if c.gov != nil {
 		if err := c.gov.callbackFrame(f); err != nil {
 			L.Pop(nargs + 1)
@@ -297,7 +302,7 @@ func (c *callbacks) call(L *lua.LState, f *lua.LFunction, nargs int) error {
 			}
 		}
 	}()
-	err := c.p.call(L, nargs, 0, c.handler)
+	err := c.p.call(L, nargs, nret, c.handler)
 	done = true
 	c.fn = prev
 	if c.gov != nil {

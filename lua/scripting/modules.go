@@ -10,4 +10,5 @@ var builtinModules = map[string]lua.LGFunction{
 	// app-host.services needs no host: make-scheduler makes its own.
 	"app-host.services": loadAppHostServices,
 	"temporal":          loadTemporal,
+	"event-loop":        loadEventLoop,
 }

@@ -341,6 +341,17 @@ var tables = []table{
 		note: "fake-timers-node: @sinonjs/fake-timers on Node with JS callbacks (bench/node; left out when node is not installed).",
 	},
 	{
+		title:  "Scene W1 on the event loop",
+		about:  "Scene W1 written with the event-loop module's set_timeout and set_interval (bench/w1_eventloop.lua), whole scene per fire.",
+		metric: "ns/fire",
+		ours:   impl{"metronome-event-loop", "BenchmarkW1/metronome-event-loop"},
+		peers: []impl{
+			{"fake-timers-node", "BenchmarkW1/fake-timers-node"},
+			{"metronome-lua", "BenchmarkW1/metronome-lua"},
+		},
+		note: "Targets: fake-timers-node / ours ≥ 2.5; metronome-lua (runtime-scheduler) / ours ≥ 0.67 (the loop at most 1.5x its fire).",
+	},
+	{
 		title:  "Scene W1, no-op Lua callbacks",
 		about:  "Scene W1 with empty interval callbacks (bench/w1_noop.lua): the scheduler plus one Go-to-Lua call per fire.",
 		metric: "ns/fire",

@@ -1,0 +1,25 @@
+package loop
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrReentrant is returned by Run called from inside a task of the same
+// scheduler's run.
+var ErrReentrant = errors.New("loop: Run called from inside a task of its own run")
+
+// ErrRegistered is returned by RegisterSource for a source, or a name,
+// already registered.
+var ErrRegistered = errors.New("loop: source already registered")
+
+// OptionError is a bad argument to a Scheduler method: the method, the
+// parameter, what it wants and what it got. Nothing changed.
+type OptionError struct {
+	Method, Param, Want string
+	Got                 any
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("%s: %s: want %s, got %v", e.Method, e.Param, e.Want, e.Got)
+}
