@@ -75,6 +75,7 @@ var (
 		"app-host":          "AppHost",
 		"app-host.services": "AppHost.Services",
 		"runtime-timers":    "RuntimeTimers",
+		"event-loop":        "EventLoop",
 	}
 	typeClasses = map[string]string{
 		durationType:   "Temporal.Duration",
@@ -85,6 +86,7 @@ var (
 		hostType:       "AppHost.Scheduler",
 		debouncerType:  "RuntimeTimers.Debouncer",
 		handleType:     "RuntimeScheduler.Handle",
+		eventLoopType:  "EventLoop.Loop",
 	}
 	// Types whose __index is a function: their names come from Go.
 	indexFuncNames = map[string][]string{
@@ -119,7 +121,8 @@ func namesOf(m map[string]lua.LGFunction) []string {
 // modules, RECORDS one record of each kind.
 const reachAll = `
 local T = require "temporal"; local RS = require "runtime-scheduler"; local S = require "app-host.services"
-local RT = require "runtime-timers"; local A = require "app-host"
+local RT = require "runtime-timers"; local A = require "app-host"; local EL = require "event-loop"
+EL.new{}
 local s = RS.create{ clock = T.clock.fixed(T.instant.parse("2000-01-01T00:00:00Z")) }
 local h = s:schedule_once{ delay = T.duration{ hours = 24 }, callback = function() end }
 s:schedule_every{ interval = T.duration{ seconds = 1 }, callback = function() end }
@@ -138,7 +141,7 @@ hs:schedule_once{ delay = T.duration{}, callback = function() error("x") end }
 hs:update(0)
 RT.Debouncer{ ["delay-ms"] = 1, callback = function() end }
 local _ = h, T.clock.system
-MODS = { temporal = T, ["runtime-scheduler"] = RS, ["app-host.services"] = S, ["runtime-timers"] = RT, ["app-host"] = A,
+MODS = { temporal = T, ["runtime-scheduler"] = RS, ["app-host.services"] = S, ["runtime-timers"] = RT, ["app-host"] = A, ["event-loop"] = EL,
   ["temporal.duration"] = T.duration, ["temporal.instant"] = T.instant, ["temporal.clock"] = T.clock }
 RECORDS = { payload = payload, fields = T.instant.parse("2000-01-01T00:00:00Z"):fields("UTC"), job = byKind.once,
   every = byKind.every, rec = byKind.recurrence, fire = s:trace()[1], info = info }
