@@ -30,25 +30,7 @@ func HostModules(h *hostservices.Host, quit func()) map[string]lua.LGFunction {
 	if h == nil {
 		panic("scripting.HostModules: nil host")
 	}
-	return map[string]lua.LGFunction{
-		"app-host": func(L *lua.LState) int {
-			mod := L.NewTable()
-			mod.RawSetString("scheduler", newHostValue(L, h))
-			mod.RawSetString("quit", L.NewFunction(func(L *lua.LState) int {
-				if quit == nil {
-					L.Push(lua.LFalse)
-					return 1
-				}
-				quit()
-				L.Push(lua.LTrue)
-				return 1
-			}))
-			L.Push(mod)
-			return 1
-		},
-		"app-host.services": loadAppHostServices,
-		"runtime-timers":    func(L *lua.LState) int { return loadRuntimeTimers(L, h.Scheduler()) },
-	}
+	return HostSlotModules(NewHostSlot(h), quit)
 }
 
 // PreloadHostModules puts HostModules(h, quit) into L's package.preload, for
@@ -86,6 +68,7 @@ const hostType = "app-host scheduler"
 
 type luaHost struct {
 	h    *hostservices.Host
+	slot *HostSlot // non-nil: h follows the slot's host (HostSlotModules)
 	jobs jobCache
 }
 
@@ -119,6 +102,9 @@ func checkHost(L *lua.LState, fn string) *hostservices.Host { return checkLuaHos
 func checkLuaHost(L *lua.LState, fn string) *luaHost {
 	if ud, ok := L.Get(1).(*lua.LUserData); ok {
 		if lh, ok := ud.Value.(*luaHost); ok {
+			if lh.slot != nil {
+				lh.h = lh.slot.h
+			}
 			return lh
 		}
 	}
