@@ -19,7 +19,7 @@ type testFlags struct {
 func (f *testFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&f.verbose, "v", false, "print each test's name and wall time as it finishes")
 	fs.StringVar(&f.filter, "filter", "", "run only the tests whose full name matches the Lua `PATTERN`")
-	fs.Func("format", "write the report as `tap` (TAP version 14) or junit (JUnit XML)", func(v string) error {
+	fs.Func("format", "write the report as `FORMAT`: tap (TAP version 14) or junit (JUnit XML)", func(v string) error {
 		if v != "tap" && v != "junit" {
 			return fmt.Errorf("want tap or junit, got %q", v)
 		}

@@ -57,11 +57,13 @@ func ReportTAP(w io.Writer, results []Result) error {
 		}
 		b.WriteString("  ---\n")
 		fmt.Fprintf(&b, "  message: %s\n", strconv.Quote(r.Message))
-		at := r.where()
-		if r.Line > 0 {
-			at += ":" + strconv.Itoa(r.Line)
+		if r.File != "" {
+			at := r.File
+			if r.Line > 0 {
+				at += ":" + strconv.Itoa(r.Line)
+			}
+			fmt.Fprintf(&b, "  at: %s\n", strconv.Quote(at))
 		}
-		fmt.Fprintf(&b, "  at: %s\n", strconv.Quote(at))
 		yamlList(&b, "details", r.Details)
 		yamlList(&b, "logs", r.Logs)
 		b.WriteString("  ...\n")
