@@ -67,9 +67,10 @@ func makeScheduler(L *lua.LState) int {
 const hostType = "app-host scheduler"
 
 type luaHost struct {
-	h    *hostservices.Host
-	slot *HostSlot // non-nil: h follows the slot's host (HostSlotModules)
-	jobs jobCache
+	h     *hostservices.Host
+	slot  *HostSlot // non-nil: h follows the slot's host (HostSlotModules)
+	jobs  jobCache
+	trace *hostTrace // hs:trace, see host_clock.go
 }
 
 func (*luaHost) luaTypeName() string { return hostType }
@@ -84,6 +85,7 @@ func newHostValue(L *lua.LState, h *hostservices.Host) *lua.LUserData {
 func buildHostMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
 	setFuncs(L, methods, hostMethods)
+	setFuncs(L, methods, hostClockMethods)
 	mt.RawSetString("__index", methods)
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		h := checkHost(L, "tostring")
@@ -170,10 +172,6 @@ var hostMethods = map[string]lua.LGFunction{
 	},
 	"schedule-recurrence": func(L *lua.LState) int {
 		pushHandle(L, scheduleRecurrence(L, checkHost(L, "schedule-recurrence").Jobs(), "schedule-recurrence"))
-		return 1
-	},
-	"jobs": func(L *lua.LState) int {
-		pushJobList(L, checkHost(L, "jobs").Jobs().List())
 		return 1
 	},
 	"clear": func(L *lua.LState) int {

@@ -62,6 +62,14 @@ func loadRuntimeTimers(L *lua.LState, tm func() *compat.Timers) int {
 			L.Push(ud)
 			return 1
 		},
+		"count": func(L *lua.LState) int {
+			L.Push(lua.LNumber(tm().Count()))
+			return 1
+		},
+		"list": func(L *lua.LState) int {
+			pushJobList(L, tm().List())
+			return 1
+		},
 		"clear": func(L *lua.LState) int {
 			raiseError(L, luaCall{fn: "clear"}, tm().Clear())
 			L.Push(lua.LTrue)
