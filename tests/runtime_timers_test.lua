@@ -198,7 +198,11 @@ test("timers delegate to the host's typed scheduler", function(t)
   hs:schedule_once{ delay = D{ milliseconds = 5 }, callback = r.cb("h5") }
   RuntimeTimers.Timeout{ ["delay-ms"] = 0, callback = r.cb("t0") }
   hs:register("f", function(dt) r.note("f(" .. dt .. ")@" .. r.at()) end)
-  t:eq(#hs:jobs(), 2)              -- the host's jobs only
+  local groups = {}                -- jobs() lists the whole timeline, each job with its group
+  for _, j in ipairs(hs:jobs()) do groups[#groups + 1] = j.group end
+  t:eq(groups, { "runtime-timers", "runtime-timers", "app-host", "runtime-timers", "app-host" })
+  t:eq(hs:count(), 5)
+  t:eq(RuntimeTimers.count(), 3)
   hs:set_paused(true)
   hs:update(100)                   -- a paused update advances neither
   t:eq(r.take(), {})

@@ -15,6 +15,7 @@ import (
 func TestDocExamples(t *testing.T) {
 	for _, tc := range []struct{ doc, after string }{
 		{"../../docs/lua-api.md", "### The test harness"},
+		{"../../docs/lua-api.md", "- `hs:jobs()` lists what `hs:count()` counts"},
 		{"../../README.md", "save it as `tour_test.lua`"},
 	} {
 		src, err := os.ReadFile(tc.doc)
