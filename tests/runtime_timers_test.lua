@@ -9,14 +9,16 @@ local hs = host.scheduler
 local D = Temporal.duration
 local inf, nan = 1 / 0, 0 / 0
 
--- fresh: an empty, running host and a log of what ran, "name@ms" after start.
-local function fresh()
+-- Each test starts on a fresh host (the harness gives it one): r is a log of
+-- what ran, "name@ms" after the test's start; reset() empties the host
+-- again within a test.
+local r
+
+local function reset()
   RuntimeTimers.clear()
   hs:clear()
-  hs:set_paused(false)
-  for _, n in ipairs(hs:list()) do hs:unregister(n) end
   local start = hs:now()
-  local r = { log = {} }
+  r = { log = {} }
   function r.at() return (hs:now() - start):total_ms() end
   function r.note(s) r.log[#r.log + 1] = s end
   function r.cb(name)
@@ -26,13 +28,13 @@ local function fresh()
     end
   end
   function r.take() local l = r.log; r.log = {}; return l end
-  return r
 end
+
+before_each(reset)
 
 -- ---- Seed: RuntimeTimers compatibility ----
 
 test("Timeout runs once after delay-ms", function(t)
-  local r = fresh()
   local h = RuntimeTimers.Timeout{ ["delay-ms"] = 100, callback = r.cb("t") }
   local z = RuntimeTimers.Timeout{ delay_ms = 0, callback = r.cb("zero") }
   t:ok(h:is_active())
@@ -50,7 +52,6 @@ test("Timeout runs once after delay-ms", function(t)
 end)
 
 test("Interval runs every positive interval-ms", function(t)
-  local r = fresh()
   local h = RuntimeTimers.Interval{ ["interval-ms"] = 50, callback = r.cb("i") }
   hs:update(120)
   t:eq(r.take(), { "i@50", "i@100" })
@@ -66,7 +67,6 @@ test("Interval runs every positive interval-ms", function(t)
 end)
 
 test("Debouncer runs once delay-ms after the latest call", function(t)
-  local r = fresh()
   local got = {}
   local db = RuntimeTimers.Debouncer{ ["delay-ms"] = 100, callback = function(...)
     got[#got + 1] = table.concat({ ... }, ",") .. "@" .. r.at()
@@ -94,7 +94,6 @@ test("Debouncer runs once delay-ms after the latest call", function(t)
 end)
 
 test("Debouncer cancel, flush and pending?", function(t)
-  local r = fresh()
   local got = {}
   local db = RuntimeTimers.Debouncer{ ["delay-ms"] = 10, callback = function(x) got[#got + 1] = tostring(x) .. "@" .. r.at() end }
   t:eq(db:cancel(), false)
@@ -118,7 +117,6 @@ test("Debouncer cancel, flush and pending?", function(t)
 end)
 
 test("Debouncer rearms from its own callback", function(t)
-  fresh()
   local n = 0
   local db
   db = RuntimeTimers.Debouncer{ ["delay-ms"] = 10, callback = function()
@@ -132,7 +130,6 @@ test("Debouncer rearms from its own callback", function(t)
 end)
 
 test("Debouncer error propagates", function(t)
-  fresh()
   local db = RuntimeTimers.Debouncer{ ["delay-ms"] = 1, callback = function() error("debounced boom") end }
   db()
   t:error(function() hs:update(1) end, "debounced boom")
@@ -142,7 +139,6 @@ test("Debouncer error propagates", function(t)
 end)
 
 test("clear cancels only the runtime-timers", function(t)
-  local r = fresh()
   local typed = hs:schedule_once{ delay = D{ milliseconds = 10 }, callback = r.cb("typed") }
   local to = RuntimeTimers.Timeout{ ["delay-ms"] = 10, callback = r.cb("timeout") }
   local iv = RuntimeTimers.Interval{ ["interval-ms"] = 5, callback = r.cb("interval") }
@@ -167,26 +163,25 @@ test("clear cancels only the runtime-timers", function(t)
 end)
 
 test("milliseconds convert to exact nanoseconds at the boundary", function(t)
-  local r = fresh()
   RuntimeTimers.Timeout{ ["delay-ms"] = 16.6, callback = r.cb("t16.6") }
   hs:update(16.6 - 1e-6)
   t:eq(r.take(), {})
   hs:update(1e-6)
   t:eq(r.take(), { "t16.6@16.6" })
   -- 0.1 + 0.2 is 0.30000000000000004 ms: 300000 ns, nearest
-  r = fresh()
+  reset()
   RuntimeTimers.Timeout{ ["delay-ms"] = 0.1 + 0.2, callback = r.cb("t") }
   hs:update(0.3 - 1e-6)
   t:eq(r.take(), {})
   hs:step(1e-6)
   t:eq(r.take(), { "t@0.3" })
   -- 4e-7 ms is below half a nanosecond: due at once
-  r = fresh()
+  reset()
   RuntimeTimers.Timeout{ ["delay-ms"] = 4e-7, callback = r.cb("now") }
   hs:update(0)
   t:eq(r.take(), { "now@0" })
   -- an interval of 16.6 ms stays exact: 60 periods are 996 ms, no drift
-  fresh()
+  reset()
   local n = 0
   local h = RuntimeTimers.Interval{ ["interval-ms"] = 16.6, callback = function() n = n + 1 end }
   hs:update(996 - 1e-6)
@@ -197,14 +192,17 @@ test("milliseconds convert to exact nanoseconds at the boundary", function(t)
 end)
 
 test("timers delegate to the host's typed scheduler", function(t)
-  local r = fresh()
   RuntimeTimers.Timeout{ ["delay-ms"] = 10, callback = r.cb("t10") }
   hs:schedule_once{ delay = D{ milliseconds = 10 }, callback = r.cb("h10") }
   RuntimeTimers.Interval{ ["interval-ms"] = 5, callback = r.cb("i5") }
   hs:schedule_once{ delay = D{ milliseconds = 5 }, callback = r.cb("h5") }
   RuntimeTimers.Timeout{ ["delay-ms"] = 0, callback = r.cb("t0") }
   hs:register("f", function(dt) r.note("f(" .. dt .. ")@" .. r.at()) end)
-  t:eq(#hs:jobs(), 2)              -- the host's jobs only
+  local groups = {}                -- jobs() lists the whole timeline, each job with its group
+  for _, j in ipairs(hs:jobs()) do groups[#groups + 1] = j.group end
+  t:eq(groups, { "runtime-timers", "runtime-timers", "app-host", "runtime-timers", "app-host" })
+  t:eq(hs:count(), 5)
+  t:eq(RuntimeTimers.count(), 3)
   hs:set_paused(true)
   hs:update(100)                   -- a paused update advances neither
   t:eq(r.take(), {})
@@ -218,7 +216,6 @@ test("timers delegate to the host's typed scheduler", function(t)
 end)
 
 test("callback errors propagate out of host update and step", function(t)
-  local r = fresh()
   RuntimeTimers.Timeout{ ["delay-ms"] = 1, callback = function() error("timeout boom") end }
   RuntimeTimers.Timeout{ ["delay-ms"] = 2, callback = r.cb("later") }
   local ok, msg = pcall(hs.update, hs, 5)
@@ -233,7 +230,6 @@ test("callback errors propagate out of host update and step", function(t)
 end)
 
 test("callbacks get no arguments", function(t)
-  local r = fresh()
   RuntimeTimers.Timeout{ ["delay-ms"] = 1, callback = r.cb("t") }
   local h = RuntimeTimers.Interval{ ["interval-ms"] = 1, callback = r.cb("i") }
   hs:update(1)
@@ -242,7 +238,6 @@ test("callbacks get no arguments", function(t)
 end)
 
 test("typed API refuses millisecond keys", function(t)
-  local r = fresh()
   local cb = function() end
   local s = (require "runtime-scheduler").create{}
   t:error(function() hs:schedule_once{ ["delay-ms"] = 10, callback = cb } end,
@@ -255,7 +250,6 @@ test("typed API refuses millisecond keys", function(t)
 end)
 
 test("runtime-timers refuses typed keys", function(t)
-  local r = fresh()
   local cb = r.cb("x")
   local d = D{ milliseconds = 10 }
   t:error(function() RuntimeTimers.Timeout{ delay = d, callback = cb } end,
@@ -271,7 +265,6 @@ test("runtime-timers refuses typed keys", function(t)
 end)
 
 test("a colon call says to use a dot", function(t)
-  local r = fresh()
   for _, name in ipairs{ "Timeout", "Interval", "Debouncer", "clear" } do
     t:error(function() RuntimeTimers[name](RuntimeTimers, { ["delay-ms"] = 1, callback = r.cb("x") }) end,
       "bad argument #1 to '" .. name .. "' (got the runtime-timers module: call RuntimeTimers." .. name .. " with '.', not ':')")
@@ -284,7 +277,6 @@ end)
 -- ---- Bad inputs: each error names the function, the key and the value; nothing changes ----
 
 test("bad arguments to every runtime-timers function change nothing", function(t)
-  local r = fresh()
   local keep = RuntimeTimers.Interval{ ["interval-ms"] = 500, callback = r.cb("keep") }
   local db = RuntimeTimers.Debouncer{ ["delay-ms"] = 5, callback = r.cb("db") }
   local cb = r.cb("bad")

@@ -166,6 +166,9 @@ func flagLines(fs *flag.FlagSet, extra ...string) []string {
 	fs.VisitAll(func(f *flag.Flag) {
 		arg, usage := flag.UnquoteUsage(f)
 		name := "--" + f.Name
+		if len(f.Name) == 1 {
+			name = "-" + f.Name // -v, as go test spells it
+		}
 		if arg != "" {
 			name += " " + arg
 		}

@@ -17,20 +17,32 @@ import (
 const testAbout = `Test runs Lua test files, each in its own sandboxed state, and prints one
 block per failing test and a summary line. A PATH is a file, or a directory
 searched recursively for *_test.lua (skipping testdata and folders starting
-with "." or "_"). The default PATH is tests/. Each file gets its own host
-(require "app-host") on a virtual clock starting at 2000-01-01T00:00:00Z,
-which os.time, os.date and os.clock read, as under go test ./tests; a
-runtime-scheduler create{} or make-scheduler{} without a clock starts at the
-host's instant, and Temporal.clock.system() raises unless --allow-wallclock
-(the wall clock would make results differ run to run). A file
-that registers no test, or two tests of one name, fails. It exits 1 when a
-test fails. math.random in each file is seeded from --seed (default 0) and
-the file's name, so a run repeats.
+with "." or "_"). The default PATH is tests/. A file that registers no
+test, or two tests of one name, fails. It exits 1 when a test fails.
 
-Each file's main chunk and each test body may run for --budget of wall time
-(default 5s), one advance, update or step for --drain-budget (default 10s),
-and the heap may grow by --memory-limit while a file runs (default 1GiB); a
-test past one fails with an error naming it.`
+Each test gets a fresh host (require "app-host"): unpaused, empty, on a
+virtual clock at 2000-01-01T00:00:00Z, which os.time, os.date and os.clock
+read, as under go test ./tests. The app-host scheduler and runtime-timers
+act on the running test's host, and nothing one test leaves there reaches
+the next; a main chunk that leaves jobs or facets on the host fails its
+file: set them up in before_each. A runtime-scheduler create{} or
+make-scheduler{} without a clock starts at the host's instant, and
+Temporal.clock.system() raises unless --allow-wallclock (the wall clock
+would make results differ run to run). math.random is seeded before each test from --seed (default 0), the file's
+name and the test's full name, so a run repeats and --filter or the order
+changes no result.
+
+-v prints each test's status, name and wall time as it finishes. --filter
+runs only the tests whose full name (describe names and the test's name
+joined by spaces) matches a Lua pattern; one that matches no test is a
+failure. --format tap writes TAP version 14 and --format junit JUnit XML
+(for CI) instead of the default report; under either, print writes to
+stderr so that stdout is the report alone.
+
+Each file's main chunk, each test body and each hook may run for --budget
+of wall time (default 5s), one advance, update or step for --drain-budget
+(default 10s), and the heap may grow by --memory-limit while a file runs
+(default 1GiB); a test past one fails with an error naming it.`
 
 func testCommand() *command {
 	return &command{
@@ -40,18 +52,26 @@ func testCommand() *command {
 		about:    testAbout,
 		bind: func(fs *flag.FlagSet, out streams) func(context.Context, []string) error {
 			state := scripting.Options{Stdout: out.stdout}
+			var f testFlags
 			fs.BoolVar(&state.AllowWallClock, "allow-wallclock", false, "let tests read the wall clock (Temporal.clock.system())")
-			fs.Int64Var(&state.Seed, "seed", 0, "seed each file's math.random from `N` and the file's name")
+			fs.Int64Var(&state.Seed, "seed", 0, "seed math.random from `N`, the file's name and each test's full name")
+			f.bind(fs)
 			b := testBudgets
 			b.bind(fs)
 			return func(ctx context.Context, paths []string) error {
+				if err := f.check(); err != nil {
+					return err
+				}
 				files, err := testFiles(paths)
 				if err != nil {
 					return err
 				}
+				if f.format != "" {
+					state.Stdout = out.stderr // stdout carries the report alone
+				}
 				b.options(ctx, &state)
-				results, runErr := luatest.Run(ctx, files, luatest.HostStateWith(state))
-				if err := luatest.Report(out.stdout, results); err != nil {
+				results, runErr := luatest.Run(ctx, files, luatest.HostStateWith(state), f.options(out))
+				if err := f.report(out.stdout, results); err != nil {
 					return err
 				}
 				if runErr != nil {

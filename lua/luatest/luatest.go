@@ -10,15 +10,46 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/pm"
 
 	"github.com/metronome-rt/metronome/lua/scripting"
 )
 
-// Factory makes the state that the test file at path runs in. close releases
-// the state and whatever owns it; when it is nil the harness calls L.Close.
-type Factory func(path string) (L *lua.LState, close func(), err error)
+// Factory makes the state that the test file at path runs in, and what the
+// harness calls around its tests.
+type Factory func(path string) (*Env, error)
+
+// Env is one test file's state and the calls the harness makes around its
+// tests. Every field but L may be nil.
+type Env struct {
+	L *lua.LState
+	// Close releases L and whatever owns it; nil: L.Close.
+	Close func()
+	// Loaded is called after the main chunk ran; an error fails the file's
+	// load with its text, and no test runs.
+	Loaded func() error
+	// Begin is called before each test, before its before_each hooks,
+	// with the test's full name: it gives the test a world of its own.
+	Begin func(name string)
+	// End is called after each test's after_each hooks.
+	End func()
+}
+
+// Options are the choices of one Run.
+type Options struct {
+	// Filter, when not empty, is a Lua pattern (string.find's, unanchored
+	// unless it starts with ^): only tests whose full name it matches run.
+	// When it matches no test of any file, Run adds one failed Result
+	// saying so.
+	Filter string
+	// Now reads the wall clock for Result.Elapsed; nil: time.Now.
+	Now func() time.Time
+	// OnResult, when set, sees each Result as soon as it is known.
+	OnResult func(Result)
+}
 
 // Status is the outcome of one test.
 type Status int
@@ -44,13 +75,14 @@ func (s Status) String() string {
 
 // Result is the outcome of one test, or of a test file that failed to load.
 type Result struct {
-	File    string   // the test file's path, as given to Run
-	Name    string   // the test's name; "" for a file that failed to load
-	Status  Status   //
-	Line    int      // for a failure, the line in File where it happened; 0 if unknown
-	Message string   // why the test failed, or the skip reason
-	Details []string // lines that explain a failure: got / want, a traceback
-	Logs    []string // what the test passed to t:log, in order
+	File    string        // the test file's path, as given to Run
+	Name    string        // the test's name; "" for a file that failed to load
+	Status  Status        //
+	Line    int           // for a failure, the line in File where it happened; 0 if unknown
+	Message string        // why the test failed, or the skip reason
+	Details []string      // lines that explain a failure: got / want, a traceback
+	Logs    []string      // what the test passed to t:log, in order
+	Elapsed time.Duration // wall time of the test with its hooks; 0 for a file that failed to load
 }
 
 // Find expands paths into test files: a directory is searched recursively
@@ -107,47 +139,90 @@ func Find(paths ...string) ([]string, error) {
 // and one per file that failed to load, in order. Once ctx is done it starts
 // no further file or test and returns the results so far with ctx's error;
 // stopping a test that is running is the state's business (L.SetContext).
-func Run(ctx context.Context, files []string, factory Factory) ([]Result, error) {
+// A malformed opts.Filter is an error before any file runs.
+func Run(ctx context.Context, files []string, factory Factory, opts Options) ([]Result, error) {
+	match, err := CompileFilter(opts.Filter)
+	if err != nil {
+		return nil, err
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
 	var results []Result
+	add := func(r Result) {
+		results = append(results, r)
+		if opts.OnResult != nil {
+			opts.OnResult(r)
+		}
+	}
+	matched := 0
 	for _, file := range files {
 		if err := ctx.Err(); err != nil {
 			return results, err
 		}
 		s, failed := openSuite(file, factory)
 		if failed != nil {
-			results = append(results, *failed)
+			add(*failed)
 			continue
 		}
+		s.now = now
 		for i := range s.tests {
+			if !match(s.tests[i].name) {
+				continue
+			}
+			matched++
 			if err := ctx.Err(); err != nil {
 				s.close()
 				return results, err
 			}
-			results = append(results, s.run(i))
+			add(s.run(i))
 		}
 		s.close()
 	}
+	if opts.Filter != "" && matched == 0 {
+		add(Result{Status: Fail, Message: fmt.Sprintf("--filter %q matches no test", opts.Filter)})
+	}
 	return results, nil
+}
+
+// CompileFilter returns the matcher of Options.Filter: pattern as
+// string.find takes it, over a test's full name; "" matches every test.
+func CompileFilter(pattern string) (func(name string) bool, error) {
+	if pattern == "" {
+		return func(string) bool { return true }, nil
+	}
+	if _, err := pm.Find(pattern, nil, 0, 1); err != nil {
+		return nil, fmt.Errorf("filter %q is not a Lua pattern: %v", pattern, err)
+	}
+	return func(name string) bool {
+		m, err := pm.Find(pattern, []byte(name), 0, 1)
+		return err == nil && len(m) > 0
+	}, nil
 }
 
 // suite is one loaded test file and its state.
 type suite struct {
 	file    string
 	L       *lua.LState
-	closeFn func()
+	env     *Env
 	tests   []testCase
-	loaded  bool           // the main chunk finished: test() is refused from now on
+	scope   *scope         // where test, describe and the hooks register while loading
+	loaded  bool           // the main chunk finished: registering is refused from now on
 	stop    *lua.LUserData // raised by a failing assertion or a skip
 	meta    *lua.LTable    // metatable of t
 	handler *lua.LFunction // message handler that records where an error came from
 	caught  *caught        // what handler saw for the last error
-	current *testCase      // the test running, for tracebacks
+	running *lua.LFunction // the test body or hook running, for tracebacks
+	what    string         // how tracebacks name running
+	now     func() time.Time
 }
 
 type testCase struct {
-	name string
-	fn   *lua.LFunction
-	line int // where test(name, fn) was called
+	name  string // the full name: describe names and the test's name
+	fn    *lua.LFunction
+	line  int // where test(name, fn) was called
+	scope *scope
 }
 
 // caught is an error as the message handler saw it, before the stack unwound.
@@ -163,18 +238,16 @@ func openSuite(file string, factory Factory) (*suite, *Result) {
 	fail := func(line int, msg string, details ...string) *Result {
 		return &Result{File: file, Status: Fail, Line: line, Message: msg, Details: details}
 	}
-	L, closeFn, err := factory(file)
+	env, err := factory(file)
 	if err != nil {
 		return nil, fail(0, fmt.Sprintf("cannot make a state: %v", err))
 	}
-	if closeFn == nil {
-		closeFn = L.Close
-	}
-	s := &suite{file: file, L: L, closeFn: closeFn, stop: L.NewUserData()}
+	L := env.L
+	s := &suite{file: file, L: L, env: env, stop: L.NewUserData(), scope: &scope{}, now: time.Now}
 	s.stop.Value = errStopped
 	s.meta = s.newMeta()
 	s.handler = L.NewFunction(s.handle)
-	L.SetGlobal("test", L.NewFunction(s.register))
+	s.setGlobals()
 
 	fn, line, msg := loadFile(L, file)
 	if fn == nil {
@@ -192,57 +265,28 @@ func openSuite(file string, factory Factory) (*suite, *Result) {
 		s.close()
 		return nil, fail(0, "registers no test: call test(name, fn) at its top level")
 	}
+	if env.Loaded != nil {
+		if err := env.Loaded(); err != nil {
+			s.close()
+			return nil, fail(0, err.Error())
+		}
+	}
 	return s, nil
 }
 
 func (s *suite) close() {
-	if s.closeFn != nil {
-		s.closeFn()
-		s.closeFn = nil
+	if s.env == nil {
+		return
 	}
-}
-
-// register is the global test(name, fn).
-func (s *suite) register(L *lua.LState) int {
-	name := L.CheckString(1)
-	fn := L.CheckFunction(2)
-	if s.loaded {
-		L.RaiseError("test %q: tests are registered at the top level of the file, not while tests run", name)
+	if s.env.Close != nil {
+		s.env.Close()
+	} else {
+		s.L.Close()
 	}
-	line := s.fileLine(L)
-	for _, tc := range s.tests {
-		if tc.name == name {
-			L.RaiseError("duplicate test name %q: first registered at line %d", name, tc.line)
-		}
-	}
-	s.tests = append(s.tests, testCase{name: name, fn: fn, line: line})
-	return 0
+	s.env = nil
 }
 
 var errStopped = errors.New("luatest: test stopped")
-
-// run runs test i in the suite's state.
-func (s *suite) run(i int) Result {
-	tc := &s.tests[i]
-	t := &T{suite: s, res: Result{File: s.file, Name: tc.name}}
-	ud := s.L.NewUserData()
-	ud.Value = t
-	ud.Metatable = s.meta
-	s.current, s.caught = tc, nil
-	s.L.Push(tc.fn)
-	s.L.Push(ud)
-	err := scripting.PCall(s.L, 1, 0, s.handler)
-	s.current = nil
-	t.done = true
-	res := t.res
-	switch {
-	case res.Status != Pass:
-	case err != nil:
-		res.Status = Fail
-		res.Line, res.Message, res.Details = s.failure(err)
-	}
-	return res
-}
 
 // handle is the message handler of every protected call the harness makes:
 // it records the stack of an unexpected error while it still exists.
@@ -334,8 +378,8 @@ func (s *suite) traceback(L *lua.LState) []string {
 		}
 		var what string
 		switch {
-		case s.current != nil && fn == s.current.fn:
-			what = fmt.Sprintf("test %q", s.current.name)
+		case s.running != nil && fn == s.running:
+			what = s.what
 		case dbg.Name == "main chunk":
 			what = "main chunk"
 		case strings.HasPrefix(dbg.Name, "<") || strings.HasPrefix(dbg.Name, "("):

@@ -14,8 +14,8 @@ import (
 
 // plainState is a factory with gopher-lua's full standard library: the
 // harness must not depend on the sandbox.
-func plainState(string) (*lua.LState, func(), error) {
-	return lua.NewState(), nil, nil
+func plainState(string) (*Env, error) {
+	return &Env{L: lua.NewState()}, nil
 }
 
 func runDir(t *testing.T, dir string) ([]Result, string) {
@@ -24,7 +24,7 @@ func runDir(t *testing.T, dir string) ([]Result, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	results, err := Run(context.Background(), files, plainState)
+	results, err := Run(context.Background(), files, plainState, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestFilesThatFailToLoad(t *testing.T) {
 		"testdata/load/binary_test.lua: binary chunks are not supported: load Lua source",
 		`testdata/load/dup_test.lua:5: duplicate test name "adds": first registered at line 1`,
 		"testdata/load/empty_test.lua: registers no test: call test(name, fn) at its top level",
-		`testdata/load/nested_test.lua:2: registers inside a test: test "late": tests are registered at the top level of the file, not while tests run`,
+		`testdata/load/nested_test.lua:2: registers inside a test: test "late": tests are registered while the file loads (at its top level or in a describe body), not while tests run`,
 		"testdata/load/syntax_test.lua:3: syntax error near '='",
 		"testdata/load/toplevel_test.lua:3: setup failed",
 	}
@@ -182,9 +182,9 @@ func TestFilesThatFailToLoad(t *testing.T) {
 }
 
 func TestFactoryError(t *testing.T) {
-	results, err := Run(context.Background(), []string{"x_test.lua"}, func(string) (*lua.LState, func(), error) {
-		return nil, nil, errors.New("no host")
-	})
+	results, err := Run(context.Background(), []string{"x_test.lua"}, func(string) (*Env, error) {
+		return nil, errors.New("no host")
+	}, Options{})
 	if err != nil || len(results) != 1 || results[0].String() != "x_test.lua: cannot make a state: no host" {
 		t.Errorf("got %q, %v", results, err)
 	}
@@ -192,16 +192,16 @@ func TestFactoryError(t *testing.T) {
 
 func TestEachFileGetsItsOwnStateAndClose(t *testing.T) {
 	var made, closed []string
-	factory := func(file string) (*lua.LState, func(), error) {
+	factory := func(file string) (*Env, error) {
 		L := lua.NewState()
 		made = append(made, filepath.Base(file))
-		return L, func() { closed = append(closed, filepath.Base(file)); L.Close() }, nil
+		return &Env{L: L, Close: func() { closed = append(closed, filepath.Base(file)); L.Close() }}, nil
 	}
 	files, err := Find("testdata/pass", "testdata/load/syntax_test.lua")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(context.Background(), files, factory); err != nil {
+	if _, err := Run(context.Background(), files, factory, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	want := "pass_test.lua syntax_test.lua"
@@ -216,7 +216,7 @@ func TestEachFileGetsItsOwnStateAndClose(t *testing.T) {
 func TestRunStopsWhenContextDone(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	results, err := Run(ctx, []string{"testdata/pass/pass_test.lua"}, plainState)
+	results, err := Run(ctx, []string{"testdata/pass/pass_test.lua"}, plainState, Options{})
 	if !errors.Is(err, context.Canceled) || len(results) != 0 {
 		t.Errorf("got %d results, %v; want none and context.Canceled", len(results), err)
 	}
@@ -333,7 +333,7 @@ func TestRunGoMapsResults(t *testing.T) {
 		`T/dup_test.lua error: testdata/load/dup_test.lua:5: duplicate test name "adds": first registered at line 1`,
 		"T/empty_test.lua error: testdata/load/empty_test.lua: registers no test: call test(name, fn) at its top level",
 		"T/nested_test.lua/registers inside a test error: testdata/load/nested_test.lua:2: registers inside a test: " +
-			`test "late": tests are registered at the top level of the file, not while tests run`,
+			`test "late": tests are registered while the file loads (at its top level or in a describe body), not while tests run`,
 		"T/syntax_test.lua error: testdata/load/syntax_test.lua:3: syntax error near '='",
 		"T/toplevel_test.lua error: testdata/load/toplevel_test.lua:3: setup failed",
 		"T fatal: luatest: no *_test.lua files under ",

@@ -40,7 +40,7 @@ func (s Summary) String() string {
 // details and logs indented by four spaces (no trailing newline).
 func (r Result) String() string {
 	var b strings.Builder
-	b.WriteString(r.File)
+	b.WriteString(r.where())
 	if r.Line > 0 {
 		fmt.Fprintf(&b, ":%d", r.Line)
 	}

@@ -30,25 +30,7 @@ func HostModules(h *hostservices.Host, quit func()) map[string]lua.LGFunction {
 	if h == nil {
 		panic("scripting.HostModules: nil host")
 	}
-	return map[string]lua.LGFunction{
-		"app-host": func(L *lua.LState) int {
-			mod := L.NewTable()
-			mod.RawSetString("scheduler", newHostValue(L, h))
-			mod.RawSetString("quit", L.NewFunction(func(L *lua.LState) int {
-				if quit == nil {
-					L.Push(lua.LFalse)
-					return 1
-				}
-				quit()
-				L.Push(lua.LTrue)
-				return 1
-			}))
-			L.Push(mod)
-			return 1
-		},
-		"app-host.services": loadAppHostServices,
-		"runtime-timers":    func(L *lua.LState) int { return loadRuntimeTimers(L, h.Scheduler()) },
-	}
+	return HostSlotModules(NewHostSlot(h), quit)
 }
 
 // PreloadHostModules puts HostModules(h, quit) into L's package.preload, for
@@ -85,8 +67,10 @@ func makeScheduler(L *lua.LState) int {
 const hostType = "app-host scheduler"
 
 type luaHost struct {
-	h    *hostservices.Host
-	jobs jobCache
+	h     *hostservices.Host
+	slot  *HostSlot // non-nil: h follows the slot's host (HostSlotModules)
+	jobs  jobCache
+	trace *hostTrace // hs:trace, see host_clock.go
 }
 
 func (*luaHost) luaTypeName() string { return hostType }
@@ -101,6 +85,7 @@ func newHostValue(L *lua.LState, h *hostservices.Host) *lua.LUserData {
 func buildHostMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
 	setFuncs(L, methods, hostMethods)
+	setFuncs(L, methods, hostClockMethods)
 	mt.RawSetString("__index", methods)
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		h := checkHost(L, "tostring")
@@ -119,6 +104,9 @@ func checkHost(L *lua.LState, fn string) *hostservices.Host { return checkLuaHos
 func checkLuaHost(L *lua.LState, fn string) *luaHost {
 	if ud, ok := L.Get(1).(*lua.LUserData); ok {
 		if lh, ok := ud.Value.(*luaHost); ok {
+			if lh.slot != nil {
+				lh.h = lh.slot.h
+			}
 			return lh
 		}
 	}
@@ -184,10 +172,6 @@ var hostMethods = map[string]lua.LGFunction{
 	},
 	"schedule-recurrence": func(L *lua.LState) int {
 		pushHandle(L, scheduleRecurrence(L, checkHost(L, "schedule-recurrence").Jobs(), "schedule-recurrence"))
-		return 1
-	},
-	"jobs": func(L *lua.LState) int {
-		pushJobList(L, checkHost(L, "jobs").Jobs().List())
 		return 1
 	},
 	"clear": func(L *lua.LState) int {

@@ -583,6 +583,23 @@ var catalogueHost = []catalogueRow{
 		"register:", `facet "ai"`, `"ai"`, "already registered"},
 	{"private host/once negative", `ms:schedule_once{ delay = ns(-1), callback = cb }`,
 		"'schedule-once'", ":delay", "got -PT0.000000001S", "must be a duration >= 0"},
+	// the test-clock verbs
+	{"host next/dot call", `hs.next()`,
+		"'next'", "#1", "got nil", "app-host scheduler expected"},
+	{"host jump/number", `hs:jump(5)`,
+		"'jump'", "#2", "got number 5", "Temporal.duration expected"},
+	{"host jump/negative", `hs:jump(ns(-1))`,
+		"'jump'", "#2", "got -PT0.000000001S", "must be a duration >= 0"},
+	{"host run-all/limit 0", `hs:run_all{ loop_limit = 0 }`,
+		"'run-all'", ":loop-limit", "got number 0", "must be an integer >= 1"},
+	{"host run-all/unknown key", `hs:run_all{ limit = 5 }`,
+		"'run-all'", "#2", "unknown option :limit", "accepted: :loop-limit"},
+	{"host run-to-last/dot call", `hs.run_to_last()`,
+		"'run-to-last'", "#1", "got nil", "app-host scheduler expected"},
+	{"host count/dot call", `hs.count()`,
+		"'count'", "#1", "got nil", "app-host scheduler expected"},
+	{"host trace/string", `hs:trace("on")`,
+		"'trace'", "#2", `got string "on"`, "boolean or nothing expected"},
 }
 
 var catalogueTimers = []catalogueRow{
@@ -657,4 +674,8 @@ var catalogueTimers = []catalogueRow{
 		"'call'", "#1", "got runtime-scheduler", "Debouncer expected"},
 	{"clear/colon call", `tm:clear()`,
 		"'clear'", "#1", "got the runtime-timers module", "with '.', not ':'"},
+	{"count/colon call", `tm:count()`,
+		"'count'", "#1", "got the runtime-timers module", "with '.', not ':'"},
+	{"list/colon call", `tm:list()`,
+		"'list'", "#1", "got the runtime-timers module", "with '.', not ':'"},
 }

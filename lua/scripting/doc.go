@@ -43,7 +43,9 @@
 // Options.Modules, or add them to a state made without them with
 // PreloadHostModules. Several states may share a host; each state's
 // runtime-timers are a group of their own, so its clear() leaves the other
-// states' timers alone.
+// states' timers alone. HostSlotModules(slot, quit) binds them to a
+// HostSlot instead: Set swaps the host behind the same Lua objects (the
+// script-test harness gives each test a fresh host this way).
 //
 // The script's jobs and timers and the jobs Go schedules on h (h.ScheduleOnce,
 // or a sched.Group of h.Scheduler()) run in one timeline, by deadline and

@@ -161,17 +161,8 @@ var schedulerMethods = map[string]lua.LGFunction{
 	},
 	"run-all": func(L *lua.LState) int {
 		ls := live(L, "run-all")
-		limit := int64(sched.DefaultLoopLimit)
-		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
-			o := checkOptions(L, 2, "run-all", []string{"loop-limit"}, nil)
-			if n, given := o.integer("loop-limit", false); given {
-				if n < 1 {
-					o.fail("loop-limit", "an integer >= 1")
-				}
-				limit = n
-			}
-		}
-		raiseError(L, luaCall{"run-all", 2, true}, Drain(L, "run-all", func() error { return ls.s.RunAll(int(limit)) }))
+		limit := runAllLimit(L)
+		raiseError(L, luaCall{"run-all", 2, true}, Drain(L, "run-all", func() error { return ls.s.RunAll(limit) }))
 		L.Push(lua.LTrue)
 		return 1
 	},

@@ -15,9 +15,8 @@ var typedHint = map[string]string{
 }
 
 // loadRuntimeTimers is the loader of runtime-timers: millisecond timers in
-// a group of their own on s.
-func loadRuntimeTimers(L *lua.LState, s *sched.Scheduler) int {
-	tm := compat.New(s)
+// the group tm returns (this state's, on the current host).
+func loadRuntimeTimers(L *lua.LState, tm func() *compat.Timers) int {
 	var jobs jobCache
 	mod := L.NewTable()
 	setFuncs(L, mod, dotCalled(mod, "runtime-timers", "RuntimeTimers", map[string]lua.LGFunction{
@@ -26,7 +25,7 @@ func loadRuntimeTimers(L *lua.LState, s *sched.Scheduler) int {
 			o := checkOptions(L, 1, fn, []string{"delay-ms", "callback"}, typedHint)
 			ms := o.millis("delay-ms")
 			cb := o.function("callback")
-			h, err := tm.Timeout(ms, jobs.get(L, cb), sched.WithLabel(where(L)))
+			h, err := tm().Timeout(ms, jobs.get(L, cb), sched.WithLabel(where(L)))
 			raiseError(L, luaCall{fn, 1, true}, err)
 			pushHandle(L, h)
 			return 1
@@ -36,7 +35,7 @@ func loadRuntimeTimers(L *lua.LState, s *sched.Scheduler) int {
 			o := checkOptions(L, 1, fn, []string{"interval-ms", "callback"}, typedHint)
 			ms := o.millis("interval-ms")
 			cb := o.function("callback")
-			h, err := tm.Interval(ms, jobs.get(L, cb), sched.WithLabel(where(L)))
+			h, err := tm().Interval(ms, jobs.get(L, cb), sched.WithLabel(where(L)))
 			raiseError(L, luaCall{fn, 1, true}, err)
 			pushHandle(L, h)
 			return 1
@@ -49,7 +48,7 @@ func loadRuntimeTimers(L *lua.LState, s *sched.Scheduler) int {
 			main := L.G.MainThread
 			cbs := callbacksOf(main)
 			label := where(L)
-			d, err := tm.Debouncer(ms, func(args []any) error {
+			d, err := tm().Debouncer(ms, func(args []any) error {
 				main.Push(cb)
 				for _, a := range args {
 					main.Push(a.(lua.LValue))
@@ -63,8 +62,16 @@ func loadRuntimeTimers(L *lua.LState, s *sched.Scheduler) int {
 			L.Push(ud)
 			return 1
 		},
+		"count": func(L *lua.LState) int {
+			L.Push(lua.LNumber(tm().Count()))
+			return 1
+		},
+		"list": func(L *lua.LState) int {
+			pushJobList(L, tm().List())
+			return 1
+		},
 		"clear": func(L *lua.LState) int {
-			raiseError(L, luaCall{fn: "clear"}, tm.Clear())
+			raiseError(L, luaCall{fn: "clear"}, tm().Clear())
 			L.Push(lua.LTrue)
 			return 1
 		},

@@ -1,0 +1,76 @@
+package hostservices_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/metronome-rt/metronome/hostservices"
+	"github.com/metronome-rt/metronome/runtime/sched"
+	"github.com/metronome-rt/metronome/temporal"
+)
+
+// The test-clock verbs move every group's jobs, never the facets, and
+// ignore pause.
+func TestTestClockVerbsMoveJobsOnly(t *testing.T) {
+	h := hostservices.New(temporal.Fixed(epoch))
+	var log []string
+	note := func(s string) sched.Func { return func() error { log = append(log, s); return nil } }
+	other := h.Scheduler().NewGroup("other")
+	if _, err := other.ScheduleOnce(temporal.Millisecond*5, note("other@5")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.ScheduleOnce(temporal.Millisecond*5, note("host@5")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.ScheduleEvery(temporal.Millisecond*10, note("every")); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Register("f", hostservices.FacetFunc(func(float64) error { log = append(log, "facet"); return nil })); err != nil {
+		t.Fatal(err)
+	}
+	h.SetPaused(true)
+	if h.Count() != 3 || len(h.List()) != 3 || h.List()[0].Group != "other" {
+		t.Fatalf("count %d, list %+v", h.Count(), h.List())
+	}
+	if ran, err := h.Next(); !ran || err != nil {
+		t.Fatalf("Next: %v, %v", ran, err)
+	}
+	if err := h.Jump(temporal.Millisecond * 30); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.RunToLast(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(log, " "); got != "other@5 host@5 every every" {
+		t.Errorf("ran %q", got)
+	}
+	var le *sched.RunLimitError
+	if err := h.RunAll(3); !errors.As(err, &le) {
+		t.Errorf("RunAll with an interval: %v", err)
+	}
+}
+
+// From a facet of a running frame, each verb is the re-entrancy error of
+// Update.
+func TestTestClockVerbsRefuseReentry(t *testing.T) {
+	h := hostservices.New(temporal.Fixed(epoch))
+	var errs []error
+	err := h.Register("mover", hostservices.FacetFunc(func(float64) error {
+		_, err := h.Next()
+		errs = append(errs, err, h.RunAll(1), h.RunToLast(), h.Jump(0))
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Update(1); err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"Next", "RunAll", "RunToLast", "Jump"} {
+		var ce *sched.CallError
+		if !errors.As(errs[i], &ce) || ce.Method != name || !errors.Is(errs[i], sched.ErrReentrant) {
+			t.Errorf("%s from a facet: %v", name, errs[i])
+		}
+	}
+}

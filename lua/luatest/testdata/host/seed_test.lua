@@ -1,0 +1,5 @@
+test("a", function(t) t:log(math.random(1e9)) end)
+describe("b", function()
+  test("c", function(t) t:log(math.random(1e9)) end)
+end)
+test("d", function(t) t:log(math.random(1e9)) end)
