@@ -119,11 +119,11 @@ end)
 test("the verbs are an error from inside the host", function(t)
   local errs = {}
   hs:register("mover", function()
-    local ok, err = pcall(hs.next, hs)
+    local _, err = pcall(hs.next, hs)
     errs.facet = err
   end)
   hs:schedule_once{ delay = ms(1), callback = function()
-    local ok, err = pcall(hs.run_to_last, hs)
+    local _, err = pcall(hs.run_to_last, hs)
     errs.job = err
   end }
   hs:update(1)

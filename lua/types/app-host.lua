@@ -35,6 +35,14 @@
 ---@field ["paused?"] fun(self: AppHost.Scheduler): boolean
 ---@field is_paused fun(self: AppHost.Scheduler): boolean
 ---@field now fun(self: AppHost.Scheduler): Temporal.Instant
+---@field count fun(self: AppHost.Scheduler): integer everything on the host's timeline
+---@field next fun(self: AppHost.Scheduler): boolean test clock: jump to the earliest deadline, run what is due there
+---@field ["run-all"] fun(self: AppHost.Scheduler, opts?: RuntimeScheduler.RunAllOptions): true test clock
+---@field run_all fun(self: AppHost.Scheduler, opts?: RuntimeScheduler.RunAllOptions): true test clock
+---@field ["run-to-last"] fun(self: AppHost.Scheduler): true test clock
+---@field run_to_last fun(self: AppHost.Scheduler): true test clock
+---@field jump fun(self: AppHost.Scheduler, d: Temporal.Duration): true test clock: the host was suspended for d
+---@field trace fun(self: AppHost.Scheduler, start?: boolean): RuntimeScheduler.TraceRecord[]|true
 ---@field ["on-error"] fun(self: AppHost.Scheduler, handler: (fun(msg: string, info: AppHost.ErrorInfo))|nil): true
 ---@field on_error fun(self: AppHost.Scheduler, handler: (fun(msg: string, info: AppHost.ErrorInfo))|nil): true
 

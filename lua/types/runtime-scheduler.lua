@@ -49,6 +49,7 @@
 ---@field interval? Temporal.Duration
 ---@field ["occurrence-index"]? integer
 ---@field occurrence_index? integer
+---@field group? string hs:jobs() only: which part of the host's timeline it belongs to
 
 ---One fire, as trace() records it.
 ---@class RuntimeScheduler.TraceRecord

@@ -7,6 +7,8 @@
 ---@field Interval fun(opts: RuntimeTimers.IntervalOptions): RuntimeScheduler.Handle
 ---@field Debouncer fun(opts: RuntimeTimers.DebouncerOptions): RuntimeTimers.Debouncer
 ---@field clear fun(): true cancels this state's runtime-timers timers
+---@field count fun(): integer this state's pending runtime-timers timers
+---@field list fun(): RuntimeScheduler.JobRecord[] this state's pending runtime-timers timers, in due order
 
 ---Give each key in one spelling.
 ---@class RuntimeTimers.TimeoutOptions
