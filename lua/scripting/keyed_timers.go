@@ -26,12 +26,12 @@ const (
 
 // keyedLua is a state's keyed-timer machinery, shared by its threads.
 type keyedLua struct {
-	main     *lua.LState
-	cbs      *callbacks
-	pool     []*lua.LState
-	byThread map[*lua.LState]*timerRunner // the runner whose callback a thread runs
-	tickMeta *lua.LTable
-	wait     *lua.LFunction
+	main    *lua.LState
+	cbs     *callbacks
+	pool    []*lua.LState
+	running int // handlers running (in their callback or a tick:wait)
+	wait    *lua.LFunction
+	index   *lua.LFunction // the tick tables' __index
 }
 
 func keyedOf(L *lua.LState) *keyedLua {
@@ -40,10 +40,9 @@ func keyedOf(L *lua.LState) *keyedLua {
 		return ud.Value.(*keyedLua)
 	}
 	main := L.G.MainThread
-	k := &keyedLua{main: main, cbs: callbacksOf(main), byThread: map[*lua.LState]*timerRunner{}}
+	k := &keyedLua{main: main, cbs: callbacksOf(main)}
 	k.wait = L.NewFunction(k.tickWait)
-	k.tickMeta = L.NewTable()
-	k.tickMeta.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+	k.index = L.NewFunction(func(L *lua.LState) int {
 		key, ok := L.Get(2).(lua.LString)
 		if !ok {
 			return 0
@@ -54,7 +53,7 @@ func keyedOf(L *lua.LState) *keyedLua {
 		}
 		L.Push(L.CheckTable(1).RawGetString(kebab(string(key))))
 		return 1
-	}))
+	})
 	ud := L.NewUserData()
 	ud.Value = k
 	reg.RawSetString(keyedKey, ud)
@@ -63,10 +62,11 @@ func keyedOf(L *lua.LState) *keyedLua {
 
 // timerRunner runs one generation's callback.
 type timerRunner struct {
-	k    *keyedLua
-	fn   *lua.LFunction
-	th   *lua.LState // the thread running the handler, while it runs
-	tick *lua.LTable // its tick table
+	k       *keyedLua
+	fn      *lua.LFunction
+	th      *lua.LState // the thread running the handler, while it runs
+	tick    *lua.LTable // the generation's tick table, refilled for each tick
+	skipped int64       // its skipped-ticks
 	// tick:wait's request: the callback yielded through tick:wait.
 	waitReq bool
 	waitFor temporal.Duration
@@ -84,14 +84,30 @@ func (r *timerRunner) start(t *sched.Tick) error {
 		th, _ = k.main.NewThread()
 	}
 	r.th = th
-	k.byThread[th] = r
-	tbl := k.main.CreateTable(0, 4)
+	k.running++
+	// The handler never runs twice at once, so one table per generation
+	// serves every tick: refilling its keys allocates nothing.
+	tbl := r.tick
+	if tbl == nil {
+		tbl = k.main.CreateTable(0, 4)
+		meta := k.main.CreateTable(0, 2)
+		meta.RawSetString("__index", k.index)
+		runner := k.main.NewUserData()
+		runner.Value = r
+		meta.RawSetString("__runner", runner)
+		tbl.Metatable = meta
+		tbl.RawSetString("generation", lua.LNumber(t.Generation))
+		r.tick = tbl
+		r.skipped = -1
+	}
+	// A table write costs a map assignment and a boxed number: write only
+	// what changed (on time, skipped-ticks stays 0).
 	tbl.RawSetString("delivery-index", lua.LNumber(t.DeliveryIndex))
 	tbl.RawSetString("scheduled-index", lua.LNumber(t.ScheduledIndex))
-	tbl.RawSetString("skipped-ticks", lua.LNumber(t.SkippedTicks))
-	tbl.RawSetString("generation", lua.LNumber(t.Generation))
-	tbl.Metatable = k.tickMeta
-	r.tick = tbl
+	if t.SkippedTicks != r.skipped {
+		r.skipped = t.SkippedTicks
+		tbl.RawSetString("skipped-ticks", lua.LNumber(t.SkippedTicks))
+	}
 	return r.resume(t, r.fn, tbl)
 }
 
@@ -135,8 +151,8 @@ func (r *timerRunner) resume(t *sched.Tick, fn *lua.LFunction, args ...lua.LValu
 // normally (a thread left suspended or failed is not reused).
 func (r *timerRunner) end(reuse bool) {
 	th := r.th
-	delete(r.k.byThread, th)
-	r.th, r.tick = nil, nil
+	r.k.running--
+	r.th = nil
 	if reuse && th != nil {
 		th.Dead = false
 		r.k.pool = append(r.k.pool, th)
@@ -160,8 +176,15 @@ func threadWhere(th *lua.LState) string {
 // tickWait is tick:wait(d): allowed only in the coroutine running that
 // tick's callback; it returns the virtual time the wait took.
 func (k *keyedLua) tickWait(L *lua.LState) int {
-	r := k.byThread[L]
-	if tbl, ok := L.Get(1).(*lua.LTable); !ok || r == nil || r.tick != tbl {
+	var r *timerRunner
+	if tbl, ok := L.Get(1).(*lua.LTable); ok {
+		if meta, ok := tbl.Metatable.(*lua.LTable); ok {
+			if ud, ok := meta.RawGetString("__runner").(*lua.LUserData); ok {
+				r, _ = ud.Value.(*timerRunner)
+			}
+		}
+	}
+	if r == nil || r.th != L {
 		raise(L, "tick:wait: called outside its tick's callback (it keeps the handler running; call it as tick:wait(d) inside the callback)")
 	}
 	d := checkDurationArg(L, 2, "wait", "")

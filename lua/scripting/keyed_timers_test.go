@@ -61,7 +61,7 @@ func TestKeyedCallbackThreadsArePooled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := keyedOf(L); len(k.pool) != 1 || len(k.byThread) != 0 {
-		t.Fatalf("pool %d, running %d; want 1 and 0", len(k.pool), len(k.byThread))
+	if k := keyedOf(L); len(k.pool) != 1 || k.running != 0 {
+		t.Fatalf("pool %d, running %d; want 1 and 0", len(k.pool), k.running)
 	}
 }
