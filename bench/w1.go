@@ -35,6 +35,12 @@ var W1PureLuaScript []byte
 //go:embed w1_noop.lua
 var W1NoopScript []byte
 
+// W1KeyedScript is scene W1 on keyed timers (bench/w1_keyed.lua): each
+// interval a register-timer with its phase as the first delay.
+//
+//go:embed w1_keyed.lua
+var W1KeyedScript []byte
+
 // W1Interval is one interval of scene W1, in milliseconds.
 type W1Interval struct {
 	Period int64 // 1000 .. 59999

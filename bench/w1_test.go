@@ -88,6 +88,7 @@ func BenchmarkW1(b *testing.B) {
 	}
 	run("metronome-lua", func() (int64, error) { return RunW1Lua(W1Script, "w1.lua", n, hours) })
 	run("metronome-event-loop", func() (int64, error) { return RunW1Lua(W1EventLoopScript, "w1_eventloop.lua", n, hours) })
+	run("metronome-lua-keyed", func() (int64, error) { return RunW1Lua(W1KeyedScript, "w1_keyed.lua", n, hours) })
 	run("metronome-lua-noop", func() (int64, error) { return RunW1Lua(W1NoopScript, "w1_noop.lua", n, hours) })
 	run("metronome-go", func() (int64, error) { return RunW1MetronomeGo(n, hours) })
 	run("pure-lua-heap", func() (int64, error) { return RunW1Lua(W1PureLuaScript, "w1_pure_lua.lua", n, hours) })

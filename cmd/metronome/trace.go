@@ -106,6 +106,9 @@ func (r *recorder) fire(at temporal.Duration, f sched.Fire) {
 		if f.Kind == sched.KindRecurrence {
 			fields = append(fields, "occurrence "+strconv.Itoa(f.ScheduledIndex))
 		}
+		if f.Kind == sched.KindTimer {
+			fields = append(fields, keyedTraceFields(f)...)
+		}
 		r.line(fields...)
 	}
 	if !r.keep {
@@ -113,7 +116,7 @@ func (r *recorder) fire(at temporal.Duration, f sched.Fire) {
 	}
 	l := r.byID[f.ID]
 	if l == nil {
-		l = &jobLane{ID: f.ID, Kind: f.Kind, Label: f.Label}
+		l = &jobLane{ID: f.ID, Kind: f.Kind, Label: laneLabelOf(f)}
 		r.byID[f.ID] = l
 		r.jobs = append(r.jobs, l)
 	}

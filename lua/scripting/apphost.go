@@ -230,7 +230,9 @@ var hostMethods = map[string]lua.LGFunction{
 		L.Push(lua.LBool(checkHost(L, "paused?").Paused()))
 		return 1
 	},
-	"on-error": hostOnError,
+	"on-error":       hostOnError,
+	"register-timer": hostRegisterTimer,
+	"owner":          hostOwner,
 	"now": func(L *lua.LState) int {
 		L.Push(newInstant(L, checkHost(L, "now").Now()))
 		return 1

@@ -38,6 +38,11 @@ var luaFuncs = map[string]string{
 	"Interval":           "Interval",
 	"Debouncer":          "Debouncer",
 	"Debouncer.Call":     "Debouncer",
+
+	"RegisterTimer": "register-timer", // keyed timers
+	"NewOwner":      "owner",
+	"Renew":         "renew",
+	"Transfer":      "transfer",
 }
 
 // luaParams maps a Go parameter to the Lua option key or argument that
@@ -57,6 +62,9 @@ var luaParams = map[string]string{
 	"intervalMs": "interval-ms",
 	"name":       "name",
 	"f":          "facet",
+
+	"opts.Interval": "interval", // keyed timers
+	"opts.Delay":    "delay",
 }
 
 func luaName(names map[string]string, goName string) string {

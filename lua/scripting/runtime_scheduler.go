@@ -204,6 +204,8 @@ var schedulerMethods = map[string]lua.LGFunction{
 		return 1
 	},
 	"set-max-pending": schedulerSetMaxPending,
+	"register-timer":  schedulerRegisterTimer,
+	"owner":           schedulerOwner,
 	"trace": func(L *lua.LState) int {
 		ls := live(L, "trace")
 		switch v := L.Get(2).(type) {
@@ -235,6 +237,9 @@ func pushTrace(L *lua.LState, fires []sched.Fire) {
 		r.RawSetString("kind", lua.LString(f.Kind.String()))
 		if f.ScheduledIndex > 0 {
 			r.RawSetString("scheduled-index", lua.LNumber(f.ScheduledIndex))
+		}
+		if f.Kind == sched.KindTimer {
+			keyedTraceFields(r, f)
 		}
 		list.Append(r)
 	}

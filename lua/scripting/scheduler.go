@@ -209,6 +209,9 @@ func pushJobList(L *lua.LState, jobs []sched.JobInfo) {
 		if j.Kind == sched.KindRecurrence {
 			r.RawSetString("occurrence-index", lua.LNumber(j.OccurrenceIndex))
 		}
+		if j.Kind == sched.KindTimer {
+			keyedListFields(L, r, j)
+		}
 		list.Append(r)
 	}
 	L.Push(list)

@@ -189,6 +189,9 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 		}
 		return nil
 	}
+	if tag == tagTimer {
+		return s.fireTimer(id, when, key, (*Timer)(p))
+	}
 	ext := refExt(p)
 	s.curExt = ext
 	var err error

@@ -24,6 +24,24 @@
 //
 // Jump models a host that was suspended: each due job runs once.
 //
+// # Keyed timers
+//
+// RegisterTimer registers a repeating timer by key under an Owner (the
+// scheduler's own has no lease). Its ticks share the (deadline, creation)
+// order with plain jobs, so Count, List, Next, RunAll and the observer see
+// them. A handler may call Tick.Wait to keep running across virtual time;
+// ticks due meanwhile are late, and the timer's keyed.Policy decides what
+// is delivered when it ends. Advance observes every deadline in order, so
+// without a waiting handler or a Jump no tick is late. Re-registering a key
+// ends the old generation as Cancel does; the new one's first tick waits
+// for the old handler. Cancel returns the generation's one Completion,
+// done after the running handler (never interrupted) and OnCancel. Under a
+// lease no tick is queued or started past the owner's deadline (a tick
+// due exactly at it runs); such a timer is not pending, and Renew goes on
+// from its next nominal tick, so a long stall releases no burst. Transfer
+// drops the ticks due under the old authority. Clear and Drop cancel keyed
+// timers too.
+//
 // # Errors
 //
 // A callback error stops the drain and is returned, wrapped in a *JobError.

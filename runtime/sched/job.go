@@ -16,6 +16,7 @@ const (
 	KindOnce Kind = iota
 	KindEvery
 	KindRecurrence
+	KindTimer // a keyed timer's tick or its running handler (keyed.go)
 )
 
 func (k Kind) String() string {
@@ -26,6 +27,8 @@ func (k Kind) String() string {
 		return "every"
 	case KindRecurrence:
 		return "recurrence"
+	case KindTimer:
+		return "timer"
 	}
 	return "unknown"
 }
@@ -57,8 +60,9 @@ const (
 	tagOnceExt           // ref is a *jobExt
 	tagEvery             // ref is a *jobExt
 	tagRecurrence        // ref is a *jobExt
+	tagTimer             // ref is a *Timer, whose first field is its jobExt
 
-	tagBits = 2
+	tagBits = 3
 	tagMask = 1<<tagBits - 1
 )
 
@@ -72,6 +76,8 @@ func tagKind(tag uint64) Kind {
 		return KindEvery
 	case tagRecurrence:
 		return KindRecurrence
+	case tagTimer:
+		return KindTimer
 	}
 	return KindOnce
 }

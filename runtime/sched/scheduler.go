@@ -51,6 +51,8 @@ type Scheduler struct {
 	maxPending int // see SetMaxPending
 
 	observer func(Fire)
+
+	keyed *keyedState // keyed timers (keyed.go); nil until the first
 }
 
 // Fire describes one callback about to run; see SetObserver.
@@ -60,6 +62,11 @@ type Fire struct {
 	Kind           Kind
 	Label          string
 	ScheduledIndex int // recurrence: the occurrence index; 0 otherwise
+
+	// A keyed timer's tick: its key, generation and tick information.
+	Key                         string
+	Generation                  uint64
+	DeliveryIndex, SkippedTicks int64
 }
 
 // New returns a scheduler whose epoch, and Now, is clock.Now().
@@ -331,6 +338,9 @@ func (s *Scheduler) freeExt(e *jobExt) {
 // released releases what the job with key, ref p and queue ID id holds
 // beyond its slot.
 func (s *Scheduler) released(id timerq.ID, key uint64, p ref) {
+	if key&tagMask == tagTimer {
+		return // a Timer tracks its own entry
+	}
 	if key&tagMask != tagOnce {
 		s.releaseExt(id, refExt(p))
 	}
@@ -434,7 +444,9 @@ func (s *Scheduler) Clear() error {
 }
 
 func (s *Scheduler) clear() {
+	running := s.cancelTimers(nil)
 	s.q.Clear()
+	defer s.requeueRunning(running)
 	// The extensions are left to the GC with the chunks, rather than
 	// released one by one.
 	s.exts, s.extFree, s.fns = nil, nil, nil
@@ -444,8 +456,8 @@ func (s *Scheduler) clear() {
 // return ErrDropped. It is idempotent. Called from a callback, it ends the
 // drain after that callback.
 func (s *Scheduler) Drop() {
-	s.clear()
 	s.dropped = true
+	s.clear()
 }
 
 // JobInfo describes a pending job, as List reports it.
@@ -458,6 +470,8 @@ type JobInfo struct {
 	DueIn           temporal.Duration
 	Interval        temporal.Duration // every only
 	OccurrenceIndex int               // recurrence only: the index the pending occurrence will get
+	Key             string            // timer only: its key
+	Generation      uint64            // timer only: its generation
 }
 
 // List returns the active jobs in due order (deadline, then creation).
@@ -476,7 +490,9 @@ func (s *Scheduler) list(g *Group) []JobInfo {
 			DueAt: temporal.FromUnixNano(s.epoch.UnixNano() + when),
 			DueIn: temporal.Duration(when - s.now),
 		}
-		if ext != nil {
+		if key&tagMask == tagTimer {
+			timerInfo(&info, (*Timer)(p))
+		} else if ext != nil {
 			if ext.group != nil {
 				info.Group = ext.group.name
 			}

@@ -1,0 +1,575 @@
+package sched
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/metronome-rt/metronome/runtime/internal/timerq"
+	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/temporal"
+)
+
+// TimerFunc handles one tick of a keyed timer. A non-nil error stops the
+// drain as a job's does; the handler has ended all the same.
+type TimerFunc func(t *Tick) error
+
+// Tick is what a keyed timer's handler receives: the tick information and
+// the way to keep running across virtual time (Wait). The scheduler reuses
+// it for the timer's next tick: keep the fields, not the pointer.
+type Tick struct {
+	keyed.Tick
+	Key        string
+	Generation uint64
+
+	timer  *Timer
+	waitNs int64     // Wait's d
+	then   TimerFunc // Wait's continuation; nil when the handler ends
+	waited int64     // virtual time the last Wait took
+	live   bool      // the handler is running (in fn or in a Wait)
+}
+
+// Wait keeps the handler running for d of virtual time: when the current
+// TimerFunc returns, the key stays busy and then runs at Now()+d (at the
+// jump's instant when a Jump passes it). Ticks coming due meanwhile are
+// late; the overrun policy decides what is delivered when the handler ends.
+// It returns an *OptionError for d < 0 and a *CallError when the handler
+// is not running any more (Wait called outside its TimerFunc).
+func (t *Tick) Wait(d temporal.Duration, then TimerFunc) error {
+	if !t.live || t.timer == nil || !t.timer.s.inJob || t.timer.s.curExt != &t.timer.ext {
+		return &CallError{Method: "Tick.Wait", Err: errNotRunning}
+	}
+	if d < 0 {
+		return &OptionError{Method: "Tick.Wait", Param: "d", Want: "a duration >= 0", Got: d}
+	}
+	if then == nil {
+		return nilFunc("Tick.Wait")
+	}
+	if int64(d) > t.timer.s.maxAt-t.timer.s.now {
+		return &OptionError{Method: "Tick.Wait", Param: "d", Want: "a duration that keeps the deadline within int64 nanoseconds", Got: d}
+	}
+	t.waitNs, t.then = int64(d), then
+	return nil
+}
+
+// Waited returns how much virtual time the last Wait took: its d, or more
+// after a Jump.
+func (t *Tick) Waited() temporal.Duration { return temporal.Duration(t.waited) }
+
+// TimerOptions are a keyed timer's settings.
+type TimerOptions struct {
+	Interval temporal.Duration // > 0
+	// Delay is the first tick's due time after Now(); nil means Interval.
+	Delay    *temporal.Duration
+	Overrun  keyed.Overrun
+	OnCancel func() error // optional timer-owned cleanup; its error is the generation's result
+	Label    string       // where it was registered, for traces and errors
+}
+
+// Completion is a generation's single cancel result: every Cancel of the
+// generation returns the same one.
+type Completion struct {
+	done bool
+	err  error
+}
+
+// Done reports whether the generation has ended: its running handler, if
+// any, returned and its OnCancel ran.
+func (c *Completion) Done() bool { return c.done }
+
+// Err returns OnCancel's error once Done; nil before.
+func (c *Completion) Err() error { return c.err }
+
+// Owner holds keyed timers: keys are scoped to it, and under a lease no
+// tick of its timers is queued or started past its deadline.
+type Owner struct {
+	s         *Scheduler
+	group     *Group
+	id        string
+	lease     int64 // 0: no lease
+	deadline  int64 // ns after the epoch; math.MaxInt64 without a lease
+	authority uint64
+	slots     map[string]*slot
+}
+
+// slot is one key of an owner: its generations and the handler running.
+type slot struct {
+	gen  uint64
+	cur  *Timer // the current generation; nil once cancelled
+	busy *Timer // the generation whose handler is running, if any
+}
+
+// Timer is one generation of a keyed timer.
+type Timer struct {
+	ext   jobExt // first: the queue's ref points here (group, label)
+	s     *Scheduler
+	owner *Owner
+	slot  *slot
+	key   uint64 // queue key: creation number and tagTimer
+	qid   timerq.ID
+
+	queued   bool // an entry is in the queue: the next tick, or the handler's resume
+	running  bool // the handler is running
+	waiting  bool // due, waiting for an older generation's handler to end
+	parked   bool // past the owner's lease deadline
+	ended    bool // cancelled or superseded, and its handler ended
+	canceled bool
+
+	cad      keyed.Cadence
+	fn       TimerFunc
+	onCancel func() error
+	done     *Completion
+	tick     Tick
+	waitFrom int64  // when the handler's Wait began
+	resumeAt int64  // when it resumes
+	resumed  bool   // the running handler waited at least once
+	next     *Timer // live list
+	prev     *Timer
+}
+
+type keyedState struct {
+	owners map[*Group]*Owner // the default owner of the scheduler (nil key) and of each group
+	live   *Timer            // generations not ended, as a list
+}
+
+var errNotRunning = errorString("the handler is not running: Wait is allowed only inside its tick's handler")
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+func (s *Scheduler) keyedState() *keyedState {
+	if s.keyed == nil {
+		s.keyed = &keyedState{owners: map[*Group]*Owner{}}
+	}
+	return s.keyed
+}
+
+// Owner returns the scheduler's own owner, which has no lease:
+// Scheduler.RegisterTimer registers under it.
+func (s *Scheduler) Owner() *Owner { return s.defaultOwner(nil) }
+
+// Owner returns the group's own owner, which has no lease.
+func (g *Group) Owner() *Owner { return g.s.defaultOwner(g) }
+
+func (s *Scheduler) defaultOwner(g *Group) *Owner {
+	k := s.keyedState()
+	o := k.owners[g]
+	if o == nil {
+		o = &Owner{s: s, group: g, deadline: math.MaxInt64, slots: map[string]*slot{}}
+		k.owners[g] = o
+	}
+	return o
+}
+
+// NewOwner returns an owner whose timers tick while its lease holds: the
+// deadline is Now()+lease, moved by Renew. id is a label (it may be "").
+func (s *Scheduler) NewOwner(id string, lease temporal.Duration) (*Owner, error) {
+	return s.newOwner(nil, id, lease)
+}
+
+// NewOwner is Scheduler.NewOwner for an owner whose timers are g's jobs.
+func (g *Group) NewOwner(id string, lease temporal.Duration) (*Owner, error) {
+	return g.s.newOwner(g, id, lease)
+}
+
+func (s *Scheduler) newOwner(g *Group, id string, lease temporal.Duration) (*Owner, error) {
+	const name = "NewOwner"
+	if err := s.check(name); err != nil {
+		return nil, err
+	}
+	if lease <= 0 {
+		return nil, &OptionError{Method: name, Param: "lease", Want: "a duration > 0", Got: lease}
+	}
+	at, err := s.deadline(name, "lease", lease)
+	if err != nil {
+		return nil, err
+	}
+	return &Owner{s: s, group: g, id: id, lease: int64(lease), deadline: at, slots: map[string]*slot{}}, nil
+}
+
+// ID returns the owner's label.
+func (o *Owner) ID() string { return o.id }
+
+// Deadline returns the lease deadline and whether the owner has a lease.
+func (o *Owner) Deadline() (temporal.Instant, bool) {
+	return temporal.FromUnixNano(o.s.epoch.UnixNano() + o.deadline), o.lease > 0
+}
+
+// Authority is the owner's fencing value: it changes with each Transfer.
+func (o *Owner) Authority() uint64 { return o.authority }
+
+// admits reports whether a tick may be queued or started at at.
+func (o *Owner) admits(at int64) bool { return at <= o.deadline }
+
+// Renew moves the lease deadline to Now()+lease. Timers that stopped at the
+// old deadline go on from their next nominal tick not before Now(); the
+// ticks between count as skipped. Without a lease it does nothing.
+func (o *Owner) Renew() error {
+	if err := o.s.check("Renew"); err != nil {
+		return err
+	}
+	if o.lease == 0 {
+		return nil
+	}
+	if at, err := o.s.deadline("Renew", "lease", temporal.Duration(o.lease)); err == nil {
+		o.deadline = at
+	} else {
+		o.deadline = o.s.maxAt
+	}
+	for t := o.s.keyed.live; t != nil; t = t.next {
+		if t.owner == o && t.parked {
+			t.parked = false
+			t.cad.Resume(o.s.now)
+			t.requeue()
+		}
+	}
+	return nil
+}
+
+// Transfer starts a new authority: ticks due under the old one (queued,
+// late or retained) never run, and each timer goes on from its next nominal
+// tick after Now(). Registrations stay; a running handler is not
+// interrupted. It renews the lease.
+func (o *Owner) Transfer() error {
+	if err := o.s.check("Transfer"); err != nil {
+		return err
+	}
+	o.authority++
+	for t := o.s.keyed.live; t != nil; t = t.next {
+		if t.owner != o {
+			continue
+		}
+		if o.s.now < math.MaxInt64 {
+			t.cad.Resume(o.s.now + 1)
+		}
+		if !t.running && !t.waiting && !t.parked {
+			t.requeue()
+		}
+	}
+	return o.Renew()
+}
+
+// RegisterTimer is Owner.RegisterTimer on the scheduler's own owner.
+func (s *Scheduler) RegisterTimer(key string, opts TimerOptions, fn TimerFunc) (*Timer, error) {
+	return s.Owner().RegisterTimer(key, opts, fn)
+}
+
+// RegisterTimer registers the timer key of o: fn runs at Now()+Delay and
+// then every Interval, with the overrun policy deciding what a late tick
+// delivers. A key already registered starts a new generation: the old one
+// ends as Cancel ends it, its ticks never run, and the new one's first tick
+// waits for the old handler to end. Bad options return an *OptionError and
+// register nothing.
+func (o *Owner) RegisterTimer(key string, opts TimerOptions, fn TimerFunc) (*Timer, error) {
+	const name = "RegisterTimer"
+	s := o.s
+	if err := s.check(name); err != nil {
+		return nil, err
+	}
+	if key == "" {
+		return nil, &OptionError{Method: name, Param: "key", Want: "a non-empty string", Got: `""`}
+	}
+	if opts.Interval <= 0 {
+		return nil, &OptionError{Method: name, Param: "opts.Interval", Want: "a duration > 0", Got: opts.Interval}
+	}
+	if err := opts.Overrun.Check(); err != nil {
+		return nil, &OptionError{Method: name, Param: "opts.Overrun", Err: err}
+	}
+	if fn == nil {
+		return nil, nilFunc(name)
+	}
+	delay := opts.Interval
+	if opts.Delay != nil {
+		delay = *opts.Delay
+	}
+	if delay < 0 {
+		return nil, &OptionError{Method: name, Param: "opts.Delay", Want: "a duration >= 0", Got: delay}
+	}
+	first, err := s.deadline(name, "opts.Delay", delay)
+	if err != nil {
+		return nil, err
+	}
+	if s.q.Len() >= s.maxPending {
+		return nil, &CallError{Method: name, Err: fmt.Errorf("%w: the cap is %d", ErrTooManyPending, s.maxPending)}
+	}
+	if err := s.nextSeq(name); err != nil {
+		return nil, err
+	}
+	sl := o.slots[key]
+	if sl == nil {
+		sl = &slot{}
+		o.slots[key] = sl
+	}
+	if old := sl.cur; old != nil {
+		old.Cancel()
+	}
+	sl.gen++
+	t := &Timer{s: s, owner: o, slot: sl, key: s.seq<<tagBits | tagTimer, fn: fn, onCancel: opts.OnCancel,
+		cad: keyed.NewCadence(first, int64(opts.Interval), opts.Overrun)}
+	t.ext = jobExt{group: o.group, label: opts.Label}
+	t.tick = Tick{Key: key, Generation: sl.gen, timer: t}
+	sl.cur = t
+	k := s.keyedState()
+	t.next = k.live
+	if k.live != nil {
+		k.live.prev = t
+	}
+	k.live = t
+	t.requeue()
+	return t, nil
+}
+
+// ID returns the timer's id, as List and traces show it.
+func (t *Timer) ID() uint64 { return t.key >> tagBits }
+
+// Key returns the timer's key.
+func (t *Timer) Key() string { return t.tick.Key }
+
+// Generation returns the timer's generation: 1 for a key's first
+// registration, one more for each re-registration.
+func (t *Timer) Generation() uint64 { return t.tick.Generation }
+
+// Active reports whether the generation will tick again: not cancelled,
+// superseded or dropped.
+func (t *Timer) Active() bool { return !t.canceled && !t.s.dropped }
+
+// Running reports whether the timer's handler is running.
+func (t *Timer) Running() bool { return t.running }
+
+// Cancel ends the generation: no tick of it starts any more. It returns
+// the generation's one Completion, the same for every call: done at once
+// when no handler is running (OnCancel runs inside Cancel), else when the
+// running handler ends, which Cancel does not interrupt.
+func (t *Timer) Cancel() *Completion {
+	if t.done != nil {
+		return t.done
+	}
+	t.done = &Completion{}
+	t.canceled = true
+	if t.slot.cur == t {
+		t.slot.cur = nil
+	}
+	if !t.running {
+		t.unqueue()
+		t.finish()
+	}
+	return t.done
+}
+
+// finish runs OnCancel and completes the generation.
+func (t *Timer) finish() {
+	t.ended = true
+	t.waiting, t.parked = false, false
+	k := t.s.keyed
+	if t.prev != nil {
+		t.prev.next = t.next
+	} else if k.live == t {
+		k.live = t.next
+	}
+	if t.next != nil {
+		t.next.prev = t.prev
+	}
+	t.next, t.prev = nil, nil
+	var err error
+	if t.onCancel != nil {
+		err = t.onCancel()
+	}
+	t.done.done, t.done.err = true, err
+	t.fn, t.onCancel = nil, nil
+}
+
+// requeue queues the generation's next tick: at its nominal deadline, at
+// Now() when that passed (a late tick, ordered by the registration), or
+// nowhere when the lease ends first (parked) or the key is busy.
+func (t *Timer) requeue() { t.requeueCounting(true) }
+
+// requeueCounting is requeue; count says whether a late tick counts toward
+// the loop guard (not when the same tick was counted already).
+func (t *Timer) requeueCounting(count bool) {
+	if t.canceled || t.s.dropped {
+		t.unqueue()
+		return
+	}
+	if b := t.slot.busy; b != nil && b != t {
+		t.unqueue()
+		t.waiting = true
+		return
+	}
+	at := t.cad.Due()
+	if at == keyed.Never || at > t.s.maxAt {
+		t.unqueue()
+		return
+	}
+	late := at <= t.s.now
+	if late {
+		at = t.s.now
+	}
+	if !t.owner.admits(at) {
+		t.unqueue()
+		t.parked = true
+		return
+	}
+	if late && count && t.s.running {
+		// A catch-up at one instant counts toward the loop guard; past it
+		// the drain stops and the tick stays queued for the next call.
+		_ = t.s.countRearm()
+	}
+	t.queueAt(at)
+}
+
+func (t *Timer) queueAt(at int64) {
+	if t.queued {
+		t.s.q.Update(t.qid, at, t.key)
+		return
+	}
+	t.qid = t.s.q.Push(at, t.key, ref(t))
+	t.queued = true
+}
+
+func (t *Timer) unqueue() {
+	if t.queued {
+		t.s.q.Remove(t.qid)
+		t.queued = false
+	}
+}
+
+// fireTimer runs the timer entry due at when: the generation's next tick,
+// or the resumption of its running handler.
+func (s *Scheduler) fireTimer(id timerq.ID, when int64, key uint64, t *Timer) error {
+	s.curExt = &t.ext
+	var err error
+	if t.running {
+		t.tick.waited = s.now - t.waitFrom
+		then := t.tick.then
+		t.tick.then = nil
+		err = s.runHandler(t, then)
+	} else {
+		err = s.startTick(t)
+	}
+	if err != nil {
+		err = &JobError{Job: Job{ID: key >> tagBits, Kind: KindTimer, Label: t.ext.label}, Err: err}
+	}
+	return err
+}
+
+// startTick delivers the tick due now, if the owner and the key allow it.
+func (s *Scheduler) startTick(t *Timer) error {
+	if b := t.slot.busy; b != nil && b != t {
+		t.unqueue()
+		t.waiting = true
+		return nil
+	}
+	if !t.owner.admits(s.now) {
+		t.unqueue()
+		t.parked = true
+		return nil
+	}
+	tk, ok := t.cad.Take(s.now)
+	if !ok {
+		t.requeue()
+		return nil
+	}
+	t.tick.Tick = tk
+	// The next tick goes in now, as an interval's does, so that a handler
+	// that ends at once costs one re-key.
+	t.requeue()
+	if s.observer != nil {
+		s.observer(Fire{At: s.Now(), ID: t.ID(), Kind: KindTimer, Label: t.ext.label, ScheduledIndex: int(tk.ScheduledIndex),
+			Key: t.tick.Key, Generation: t.tick.Generation, DeliveryIndex: tk.DeliveryIndex, SkippedTicks: tk.SkippedTicks})
+	}
+	t.running = true
+	t.slot.busy = t
+	return s.runHandler(t, t.fn)
+}
+
+// runHandler runs fn, the handler's start or a Wait's continuation, and
+// then either queues its resumption or ends it.
+func (s *Scheduler) runHandler(t *Timer, fn TimerFunc) error {
+	t.tick.live = true
+	err := fn(&t.tick)
+	t.tick.live = false
+	if t.tick.then != nil && !s.dropped {
+		t.waitFrom, t.resumeAt = s.now, s.now+t.tick.waitNs
+		t.resumed = true
+		t.queueAt(t.resumeAt)
+		return err
+	}
+	t.tick.then = nil
+	s.handlerEnded(t)
+	return err
+}
+
+// handlerEnded ends t's running handler at Now().
+func (s *Scheduler) handlerEnded(t *Timer) {
+	t.running = false
+	if t.slot.busy == t {
+		t.slot.busy = nil
+	}
+	if t.canceled {
+		t.unqueue()
+		if !t.ended {
+			t.finish()
+		}
+	} else {
+		// startTick queued the next tick already; it moves only if the
+		// handler waited or the policy re-anchored the grid.
+		before := t.cad.Due()
+		t.cad.Ended(s.now)
+		t.requeueCounting(t.resumed || t.cad.Due() != before)
+	}
+	t.resumed = false
+	if c := t.slot.cur; c != nil && c != t && c.waiting {
+		c.waiting = false
+		c.requeue()
+	}
+}
+
+// cancelTimers cancels the live timers of g (all of them when g is nil)
+// before the queue is cleared, and returns those whose handler is running:
+// their resumption goes back in after the clear, since a running handler is
+// never interrupted. On a dropped scheduler nothing can resume: their
+// generations end now.
+func (s *Scheduler) cancelTimers(g *Group) []*Timer {
+	if s.keyed == nil {
+		return nil
+	}
+	var running []*Timer
+	for t := s.keyed.live; t != nil; {
+		next := t.next
+		if g == nil || t.ext.group == g {
+			t.Cancel()
+			switch {
+			case !t.running:
+			case s.dropped:
+				t.queued, t.running = false, false
+				t.finish()
+			case g == nil:
+				// The clear takes the entry out: a next tick queued while
+				// the handler's first call runs goes; a Wait's resumption
+				// comes back.
+				t.queued = false
+				if !t.tick.live {
+					running = append(running, t)
+				}
+			}
+		}
+		t = next
+	}
+	return running
+}
+
+// requeueRunning puts back the resumptions of running handlers after the
+// queue was cleared.
+func (s *Scheduler) requeueRunning(running []*Timer) {
+	for _, t := range running {
+		t.queueAt(t.resumeAt)
+	}
+}
+
+func timerInfo(info *JobInfo, t *Timer) {
+	if t.ext.group != nil {
+		info.Group = t.ext.group.name
+	}
+	info.Interval = temporal.Duration(t.cad.Interval())
+	info.Key, info.Generation = t.tick.Key, t.tick.Generation
+}
