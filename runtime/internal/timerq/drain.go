@@ -59,10 +59,15 @@ func (d *Drain[V]) Peek() (id ID, when int64, seq uint64, v V, ok bool) {
 	if e.when > d.upTo {
 		return 0, 0, 0, v, false
 	}
-	id, when, seq, v = e.id, e.when, e.seq, e.v
 	if d.sortIn == 0 {
-		h.sortDue(d.upTo) // e moves; what it held is copied out
+		// Sort first and read the top after: among entries with equal
+		// keys the sort may put another one first, and the caller's Pop
+		// must take the entry this Peek returns.
+		h.sortDue(d.upTo)
+		if e = h.quickTop(); e == nil {
+			e = h.top()
+		}
 	}
 	d.sortIn--
-	return id, when, seq, v, true
+	return e.id, e.when, e.seq, e.v, true
 }

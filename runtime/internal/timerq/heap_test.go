@@ -927,3 +927,28 @@ func TestZeroAllocs(t *testing.T) {
 	}
 	checkHeap(t, &r)
 }
+
+// A drain that sorts midway still pops the entry its Peek returned when
+// entries share keys (100 per key here): the sort may order them differently than
+// the heap did.
+func TestDrainSortKeepsPeekAndPopTogether(t *testing.T) {
+	defer SetSortPolicy(0, 3)()
+	h := NewHeap[int](0)
+	for i := range 600 {
+		h.Push(int64(i%3), uint64(i%2), i) // 100 entries per key
+	}
+	d := h.Drain(10)
+	for n := 0; ; n++ {
+		id, _, _, v, ok := d.Peek()
+		if !ok {
+			if n != 600 {
+				t.Fatalf("the drain ended after %d of 600", n)
+			}
+			return
+		}
+		pid, _, _, pv, _ := h.Pop()
+		if pid != id || pv != v {
+			t.Fatalf("step %d: Peek gave #%d (%d), Pop took #%d (%d)", n, id, v, pid, pv)
+		}
+	}
+}
