@@ -11,3 +11,6 @@ type Hooks struct {
 func NewWithHooks(opts Options, h Hooks) (*Scheduler, error) {
 	return newScheduler(opts, hooks{h.Idle, h.BeforeStart, h.OnBatch})
 }
+
+// OwnerAuthority returns o's authority.
+func OwnerAuthority(o *Owner) Authority { return o.auth }

@@ -169,17 +169,23 @@ func (o *Owner) check(now int64) (Lease, bool) {
 		return l, false
 	}
 	if o.lapsed || l.Fence != o.seen.Fence {
+		// Under a new fence even a tick due at this very instant was due
+		// under the old authority.
+		from := now
+		if l.Fence != o.seen.Fence {
+			from = satAdd(now, 1)
+		}
 		o.lapsed = false
 		o.seen = l
-		o.resumeAll(now)
+		o.resumeAll(from)
 	}
 	o.seen = l
 	return l, true
 }
 
-// resumeAll drops the ticks of every timer of o due before now and puts
+// resumeAll drops the ticks of every timer of o due before from and puts
 // parked timers back in the queue. s.mu held.
-func (o *Owner) resumeAll(now int64) {
+func (o *Owner) resumeAll(from int64) {
 	s := o.s
 	for _, sl := range o.slots {
 		t := sl.cur
@@ -188,15 +194,17 @@ func (o *Owner) resumeAll(now int64) {
 		}
 		switch t.where {
 		case inQueue:
-			t.cad.Resume(now)
+			t.cad.Resume(from)
 			s.q.Update(t.hid, t.cad.Due(), t.seq)
 		case inFlight:
-			t.resumeAt = now
+			if !t.hasResume || from > t.resumeAt {
+				t.resumeAt, t.hasResume = from, true
+			}
 		case inRetained: // its entry in s.retained goes stale
-			t.cad.Resume(now)
+			t.cad.Resume(from)
 			s.push(t)
 		default: // parked, blocked on its key, or being admitted
-			t.cad.Resume(now)
+			t.cad.Resume(from)
 		}
 	}
 	parked := o.parked
