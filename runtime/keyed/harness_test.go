@@ -77,18 +77,20 @@ type recorder struct {
 	mu      sync.Mutex
 	fires   []fired
 	running map[string]int
+	gen     map[string]uint64 // generation of the key's running callback
 	overlap bool
 	holds   map[string]chan struct{}
 }
 
 func newRecorder(clk *fakeClock) *recorder {
-	return &recorder{clk: clk, running: map[string]int{}, holds: map[string]chan struct{}{}}
+	return &recorder{clk: clk, running: map[string]int{}, gen: map[string]uint64{}, holds: map[string]chan struct{}{}}
 }
 
 func (r *recorder) callback(f keyed.Fire) {
 	r.mu.Lock()
 	r.fires = append(r.fires, fired{f, time.Duration(r.clk.Now())})
 	r.running[f.Key]++
+	r.gen[f.Key] = f.Generation
 	if r.running[f.Key] > 1 {
 		r.overlap = true
 	}
@@ -130,6 +132,13 @@ func (r *recorder) busy(key string) int {
 	return r.running[key]
 }
 
+// runs reports whether key's generation gen has a callback running.
+func (r *recorder) runs(key string, gen uint64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.running[key] > 0 && r.gen[key] == gen
+}
+
 // ticks is the ticks of fs, for comparing.
 func ticks(fs []fired) []keyed.Tick {
 	var ts []keyed.Tick
@@ -139,7 +148,10 @@ func ticks(fs []fired) []keyed.Tick {
 	return ts
 }
 
-func register(t *testing.T, r interface {
+func register(t interface {
+	Helper()
+	Fatal(...any)
+}, r interface {
 	Register(keyed.Config) (*keyed.Timer, error)
 }, c keyed.Config) *keyed.Timer {
 	t.Helper()
