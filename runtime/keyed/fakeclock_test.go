@@ -2,6 +2,7 @@ package keyed_test
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/metronome-rt/metronome/runtime/keyed"
@@ -11,7 +12,7 @@ import (
 // one jump, as a suspended process sees time: the alarm fires once, late.
 type fakeClock struct {
 	mu     sync.Mutex
-	now    int64
+	now    atomic.Int64 // written under mu
 	alarms []*fakeAlarm
 }
 
@@ -22,11 +23,7 @@ type fakeAlarm struct {
 	set bool
 }
 
-func (c *fakeClock) Now() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
+func (c *fakeClock) Now() int64 { return c.now.Load() }
 
 func (c *fakeClock) NewAlarm() keyed.Alarm {
 	c.mu.Lock()
@@ -46,7 +43,7 @@ func (a *fakeAlarm) Set(at int64) {
 	default:
 	}
 	a.at, a.set = at, true
-	if at <= a.c.now {
+	if at <= a.c.now.Load() {
 		a.fire()
 	}
 }
@@ -73,11 +70,11 @@ func (c *fakeClock) Advance(d time.Duration) { c.Set(c.Now() + int64(d)) }
 func (c *fakeClock) Set(at int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if at > c.now {
-		c.now = at
+	if at > c.now.Load() {
+		c.now.Store(at)
 	}
 	for _, a := range c.alarms {
-		if a.set && a.at <= c.now {
+		if a.set && a.at <= c.now.Load() {
 			a.fire()
 		}
 	}

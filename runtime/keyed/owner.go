@@ -202,7 +202,7 @@ func (o *Owner) resumeAll(from int64) {
 			}
 		case inRetained: // its entry in s.retained goes stale
 			t.cad.Resume(from)
-			s.push(t)
+			s.queue(t)
 		default: // parked, blocked on its key, or being admitted
 			t.cad.Resume(from)
 		}
@@ -210,6 +210,6 @@ func (o *Owner) resumeAll(from int64) {
 	parked := o.parked
 	o.parked = nil
 	for _, t := range parked {
-		s.push(t)
+		s.queue(t)
 	}
 }

@@ -19,6 +19,11 @@ type Options struct {
 	Workers int
 	// Gate is the host's execution authority; nil grants every tick.
 	Gate Gate
+	// Capacity is the number of timers the deadline queue keeps room for
+	// however few are queued at a moment: 0..2^30-1. A scheduler whose
+	// timers all come due together otherwise gives the room back after
+	// each wave and takes it again for the next.
+	Capacity int
 }
 
 // MaxWorkers bounds Options.Workers.
@@ -33,7 +38,7 @@ type Scheduler struct {
 	workers int
 
 	mu       sync.Mutex
-	q        timerq.Heap[*Timer]
+	q        *timerq.Heap[*Timer]
 	def      *Owner
 	owners   []*Owner
 	retained []*Timer // refused by the gate; entries whose where moved on are stale
@@ -81,6 +86,9 @@ func newScheduler(opts Options, h hooks) (*Scheduler, error) {
 	if opts.Workers < 0 || opts.Workers > MaxWorkers {
 		return nil, &OptionError{"New", "Workers", "0..65536 (0: GOMAXPROCS)", opts.Workers}
 	}
+	if opts.Capacity < 0 || opts.Capacity > 1<<30-1 {
+		return nil, &OptionError{"New", "Capacity", "0..2^30-1", opts.Capacity}
+	}
 	s := &Scheduler{clock: opts.Clock, gate: opts.Gate, workers: opts.Workers, armed: Never, hooks: h,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), loopDone: make(chan struct{})}
 	if s.clock == nil {
@@ -89,6 +97,7 @@ func newScheduler(opts Options, h hooks) (*Scheduler, error) {
 	if s.workers == 0 {
 		s.workers = runtime.GOMAXPROCS(0)
 	}
+	s.q = timerq.NewHeap[*Timer](opts.Capacity)
 	s.work = make(chan *batch, 4*s.workers)
 	s.def = s.newOwner(forever{})
 	s.wg.Add(s.workers)
@@ -154,6 +163,11 @@ func (s *Scheduler) loop() {
 	alarmAt := int64(Never)
 	var outbox []*batch
 	for {
+		select { // a wake-up the last select did not take: the alarm is unarmed now
+		case <-alarm.C():
+			alarmAt = Never
+		default:
+		}
 		s.mu.Lock()
 		now := s.clock.Now()
 		s.collect(now)
@@ -161,7 +175,7 @@ func (s *Scheduler) loop() {
 		s.retry(now)
 		if len(s.out) > 0 {
 			b := &batch{ts: s.out}
-			s.out = nil
+			s.out = make([]*Timer, 0, len(b.ts))
 			if s.onBatch != nil {
 				s.onBatch(len(b.ts))
 			}
@@ -251,15 +265,20 @@ func (s *Scheduler) returned(t *Timer, now int64) {
 	}
 }
 
-// drain admits every queued timer due by now. s.mu held.
+// drain admits every timer due by now. Each is re-keyed past now: to its
+// next tick, to its likely next tick while in flight, or to Never while it
+// waits elsewhere. s.mu held.
 func (s *Scheduler) drain(now int64) {
 	d := s.q.Drain(now)
 	for {
-		id, _, _, t, ok := d.Peek()
+		_, _, _, t, ok := d.Peek()
 		if !ok {
 			return
 		}
-		s.q.Remove(id)
+		if t.where == inFlight { // a handler overran its likely next tick
+			s.hold(t, inFlight)
+			continue
+		}
 		t.where = nowhere
 		s.admit(t, now)
 	}
@@ -280,52 +299,59 @@ func (s *Scheduler) retry(now int64) {
 	}
 }
 
-// admit decides what happens to t (out of the queue, not cancelled) at
-// now: queued for its next tick, blocked behind its key's running
-// callback, parked while its owner's authority lapsed, retained by the
-// gate, or put in the next batch. s.mu held.
+// admit decides what happens to t (not cancelled, not in flight) at now:
+// queued for its next tick, blocked behind its key's running callback,
+// parked while its owner's authority lapsed, retained by the gate, or put
+// in the next batch. s.mu held.
 func (s *Scheduler) admit(t *Timer, now int64) {
 	if t.cad.Due() > now {
-		s.push(t)
+		s.queue(t)
 		return
 	}
 	sl := t.slot
 	if sl.running != nil {
-		t.where = inBlocked
+		s.hold(t, inBlocked)
 		return
 	}
 	o := t.owner
 	l, ok := o.check(now)
 	if !ok {
-		t.where, t.idx = inParked, len(o.parked)
+		s.hold(t, inParked)
+		t.idx = len(o.parked)
 		o.parked = append(o.parked, t)
 		return
 	}
 	if t.cad.Due() > now { // check resumed the owner's timers
-		s.push(t)
+		s.queue(t)
 		return
 	}
 	if s.gate != nil && !s.gate.Acquire(t) {
-		t.where = inRetained
+		s.hold(t, inRetained)
 		s.retained = append(s.retained, t)
 		return
 	}
 	t.fence, t.job, t.where = l.Fence, jobTick, inFlight
+	// The entry waits at the tick that most likely comes next, so that a
+	// handler that ends in time costs no re-key.
+	c := t.cad
+	c.Take(now)
+	s.q.Update(t.hid, max(c.Due(), now+1), t.seq)
 	sl.running = t
 	s.inflight++
 	s.out = append(s.out, t)
 }
 
-// push queues t at its next tick; a timer whose grid ran past the end of
-// time is left nowhere. s.mu held.
-func (s *Scheduler) push(t *Timer) {
-	due := t.cad.Due()
-	if due == Never {
-		t.where = nowhere
-		return
-	}
-	t.hid = s.q.Push(due, t.seq, t)
+// queue keys t's entry at its next tick. Every generation keeps one entry
+// in the queue from Register to its cancel. s.mu held.
+func (s *Scheduler) queue(t *Timer) {
+	s.q.Update(t.hid, t.cad.Due(), t.seq)
 	t.where = inQueue
+}
+
+// hold keys t's entry at Never while it waits at where. s.mu held.
+func (s *Scheduler) hold(t *Timer, where place) {
+	s.q.Update(t.hid, Never, t.seq)
+	t.where = where
 }
 
 // cancelLocked ends t's generation once (see Timer.Cancel). s.mu held.
@@ -338,9 +364,8 @@ func (s *Scheduler) cancelLocked(t *Timer) *Completion {
 	if t.slot.cur == t {
 		t.slot.cur = nil
 	}
+	s.q.Remove(t.hid)
 	switch t.where {
-	case inQueue:
-		s.q.Remove(t.hid)
 	case inParked:
 		p := t.owner.parked
 		last := p[len(p)-1]

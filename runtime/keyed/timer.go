@@ -50,7 +50,7 @@ type Timer struct {
 
 	// Under s.mu.
 	where     place
-	hid       timerq.ID // while inQueue
+	hid       timerq.ID // the generation's entry in s.q, until its cancel
 	idx       int       // while inParked: index in owner.parked
 	resumeAt  int64     // while inFlight: resume from here on return, if set
 	hasResume bool
@@ -74,8 +74,8 @@ type slot struct {
 type place uint8
 
 const (
-	nowhere    place = iota // being admitted, or ended at the end of time
-	inQueue                 // in the deadline queue
+	nowhere    place = iota // being admitted
+	inQueue                 // keyed at its next tick (Never past the end of time)
 	inFlight                // handed to the pool
 	inParked                // due while the owner's authority lapsed
 	inRetained              // refused by the gate, retried at each wake-up
@@ -194,8 +194,9 @@ func (o *Owner) register(method string, c Config) (*Timer, error) {
 	t := &Timer{s: s, owner: o, slot: sl, key: c.Key, gen: sl.gen, seq: s.seq, fn: c.Callback, onCancel: c.OnCancel,
 		cad: NewCadence(satAdd(s.clock.Now(), int64(delay)), int64(c.Interval), c.Overrun)}
 	sl.cur = t
-	s.push(t)
-	if t.where == inQueue && t.cad.Due() < s.armed {
+	t.hid = s.q.Push(t.cad.Due(), t.seq, t)
+	t.where = inQueue
+	if t.cad.Due() < s.armed {
 		s.wakeLocked()
 	}
 	return t, nil
