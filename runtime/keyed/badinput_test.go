@@ -58,8 +58,11 @@ func TestBadInputsRegisterNothing(t *testing.T) {
 		if _, err := h.s.NewOwnerAuthority(nil); err == nil {
 			t.Error("nil authority accepted")
 		}
-		if _, err := keyed.New(keyed.Options{Workers: -1}); err == nil {
-			t.Error("Workers -1 accepted")
+		for _, o := range []keyed.Options{{Workers: -1}, {Workers: keyed.MaxWorkers + 1}, {Capacity: -1}, {Capacity: 1 << 30}} {
+			var oe *keyed.OptionError
+			if s, err := keyed.New(o); s != nil || !errors.As(err, &oe) || oe.Method != "New" {
+				t.Errorf("New(%+v): %v", o, err)
+			}
 		}
 		h.advance(100 * ms)
 		fs := r.take()

@@ -62,8 +62,6 @@ func (h *harness) jump(d time.Duration) {
 	synctest.Wait()
 }
 
-func (h *harness) now() time.Duration { return time.Duration(h.clk.Now()) }
-
 // fired is one callback as a recorder saw it.
 type fired struct {
 	keyed.Fire
