@@ -106,7 +106,9 @@ func TestMemoryFlatOverAMillionTicks(t *testing.T) {
 	<-marks[n]
 	atN := heapAlloc()
 	t.Logf("heap after 10 ticks %d, after %d ticks %d", at10, n, atN)
-	if atN > at10+64<<10 {
-		t.Fatalf("heap grew by %d bytes over %d ticks", atN-at10, n)
+	// Any record kept per tick, one byte even, would add n bytes; the
+	// bound leaves room for what the runtime and earlier tests free late.
+	if bound := max(uint64(n)/4, 64<<10); atN > at10+bound {
+		t.Fatalf("heap grew by %d bytes over %d ticks (bound %d)", atN-at10, n, bound)
 	}
 }
