@@ -94,20 +94,29 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkKeyedResources compares what 20,000 registered timers hold:
-// the shared scheduler (one goroutine, one queue entry each, a pool of
-// GOMAXPROCS) beside the dedicated approach of seed section 4 (a
-// time.Ticker and a goroutine per timer).
+// memInUse is the live heap plus goroutine stacks, after a collection.
+func memInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc + m.StackInuse
+}
+
+// BenchmarkKeyedResources compares what 20,000 registered timers hold,
+// heap and goroutine stacks: the shared scheduler (one goroutine, one
+// queue entry each, a pool of GOMAXPROCS) beside the dedicated approach
+// of seed section 4 (a time.Ticker and a goroutine per timer).
 func BenchmarkKeyedResources(b *testing.B) {
 	b.Run("shared", func(b *testing.B) {
 		var per, gs float64
 		for b.Loop() {
-			base, h0 := runtime.NumGoroutine(), heapAlloc()
+			base, h0 := runtime.NumGoroutine(), memInUse()
 			s, _ := keyed.New(keyed.Options{})
 			for i := range benchTimers {
 				s.Register(keyed.Config{Key: fmt.Sprint("t", i), Interval: benchPeriod, Delay: time.Hour, Callback: func(keyed.Fire) {}})
 			}
-			per = float64(heapAlloc()-h0) / benchTimers
+			per = float64(memInUse()-h0) / benchTimers
 			gs = float64(runtime.NumGoroutine() - base)
 			s.Close()
 		}
@@ -117,7 +126,7 @@ func BenchmarkKeyedResources(b *testing.B) {
 	b.Run("dedicated", func(b *testing.B) {
 		var per, gs float64
 		for b.Loop() {
-			base, h0 := runtime.NumGoroutine(), heapAlloc()
+			base, h0 := runtime.NumGoroutine(), memInUse()
 			stop := make(chan struct{})
 			var wg sync.WaitGroup
 			started := make(chan struct{}, benchTimers)
@@ -138,7 +147,7 @@ func BenchmarkKeyedResources(b *testing.B) {
 			for range benchTimers {
 				<-started
 			}
-			per = float64(heapAlloc()-h0) / benchTimers
+			per = float64(memInUse()-h0) / benchTimers
 			gs = float64(runtime.NumGoroutine() - base)
 			close(stop)
 			wg.Wait()
