@@ -34,6 +34,9 @@ bench ./runtime/sched '^BenchmarkDrain1M$' 3x
 bench ./runtime/sched '^BenchmarkMemoryPerPendingOnce$' 1x
 # The deadline queue alone.
 bench ./runtime/internal/timerq '^Benchmark(Heap|ContainerHeap)$' "$BENCHTIME"
+# Keyed timers: seed 001's 20,000 timers through the shared scheduler, and
+# their resources beside a ticker and a goroutine per timer.
+bench ./runtime/keyed '^BenchmarkKeyed(Shared|Resources)$' 1x
 # Scene W1: one whole scene per peer (2,560,973 fires each).
 bench ./bench '^BenchmarkW1$' 1x
 # Scene W1 on @sinonjs/fake-timers under Node, when node and npm are here.

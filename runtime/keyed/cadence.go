@@ -3,6 +3,7 @@ package keyed
 import (
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // Policy decides what a repeating timer delivers when ticks came due while
@@ -124,12 +125,15 @@ func NewCadence(first, interval int64, o Overrun) Cadence {
 }
 
 // at is the deadline of nominal tick i >= anchorIdx, saturating at Never.
+// It runs for every tick a scheduler queues, so the overflow check is a
+// widening multiply rather than a division.
 func (c *Cadence) at(i int64) int64 {
 	k := i - c.anchorIdx
-	if k > 0 && c.interval > (Never-c.anchorAt)/k {
+	hi, lo := bits.Mul64(uint64(k), uint64(c.interval))
+	if hi != 0 || lo > uint64(Never-c.anchorAt) {
 		return Never
 	}
-	return c.anchorAt + k*c.interval
+	return c.anchorAt + int64(lo)
 }
 
 // latest is the highest nominal index due at or before now (>= next-1).

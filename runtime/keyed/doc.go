@@ -1,11 +1,144 @@
-// Package keyed holds keyed repeating timers: generations, one cancel result
-// per generation, tick information and overrun policies.
+// Package keyed holds keyed repeating timers: registration by key within
+// an owner, generations, one cancel result per generation, tick
+// information, overrun policies, owner leases and an execution gate, all
+// run by one shared scheduler in real time.
+//
+// Cadence is the tick arithmetic every keyed timer shares, in real time
+// here and in virtual time in the Lua layer (on runtime/sched). Scheduler
+// is the real-time runner.
+//
+// # Resources
+//
+// A Scheduler is one goroutine, one deadline queue (timerq's heap) and a
+// pool of Options.Workers goroutines (default GOMAXPROCS), whatever the
+// number of timers: 1 + Workers goroutines for none or for 20,000. A
+// registration costs one queue entry and one Timer (about 330 bytes with
+// its key, 490 with the share of an owner that holds two); no goroutine,
+// time.Timer or ticker is made per registration. A Timer keeps no tick
+// history: its size is fixed however many ticks it delivered.
+//
+// # Generations
+//
+// Register(key) within an owner starts generation 1 of the key; each
+// re-registration ends the current generation as Cancel would and starts
+// the next, one higher. A tick of an earlier generation that is queued, or
+// handed to the pool and not started, never runs its callback: the new
+// generation has its own interval, policy and callback. Generations count
+// for the owner's life, cancels included.
+//
+// # Cancel
+//
+// Timer.Cancel returns the generation's one Completion; every call, from
+// any goroutine, and the re-registration that ended the generation, get
+// the same one. Once Cancel is called no callback of the generation
+// starts. A callback already running is not interrupted: the completion is
+// done after it returned and after OnCancel, the timer-owned cleanup, ran
+// (on a worker); OnCancel's error is Err for every caller, never dropped.
+// Cancel does not wait, so a callback may cancel its own timer; waiting
+// on its own completion inside the callback never ends.
+//
+//	t.Cancel()             no new callback of t's generation from here
+//	<-c.Done(); c.Err()    the running callback and OnCancel are done
+//
+// A tick handed to the pool that no worker has reached yet (all are in
+// handlers) is dropped when one does, so a completion may also wait for a
+// free worker.
 //
 // # Ticks
 //
-// Cadence is the tick arithmetic every keyed timer shares, in real time
-// and in virtual time: given a grid (first deadline, interval) and a
-// Policy, it says which nominal tick a free handler receives now, with its
-// Tick (DeliveryIndex, ScheduledIndex, SkippedTicks). It keeps no history,
-// so a timer that ran a million ticks is as small as one that ran ten.
+// A callback receives a Fire: its Tick, Key, Generation and the Fence it
+// runs under. DeliveryIndex counts the callbacks started in the generation
+// from 1; ScheduledIndex is the nominal tick (the first due after Delay is
+// 1, then one per Interval), never decreasing and at least DeliveryIndex;
+// SkippedTicks is the nominal ticks since the previous delivery that got
+// no callback. A key's callbacks never overlap, across generations too: a
+// tick that comes due while its key's callback runs waits, and the ticks
+// that pass meanwhile collapse into that one pending record, which the
+// overrun policy turns into the next delivery when the handler returns.
+//
+// # Overrun policies
+//
+// With handlers that finish in time every policy delivers every nominal
+// tick. When a handler overran or the process was suspended:
+//
+//	period 10ms, first due at 10ms, host stalled until 35ms:
+//	SkipLateTicks   once at 35 (scheduled index 3, skipped 2), then 40, 50, ...
+//	CatchUpBounded  max 2: at 35 for 20 and 30 (10 skipped), then 40, 50, ...
+//	DelayNextTick   once at 35, then 45, 55, ...   (re-anchored on the late run)
+//
+//	period 10ms, handler of the tick at 10 runs until 27:
+//	SkipLateTicks   at 27 for tick 2, then 30, 40, ...
+//	CatchUpBounded  at 27 for tick 2, then 30, 40, ...
+//	DelayNextTick   at 37 for tick 3 (tick 2 skipped), then 47, ...
+//
+// SkipLateTicks is the default. MaxCatchUpTicks (1..MaxInt32, 0 meaning 1)
+// bounds one catch-up under CatchUpBounded; the other policies ignore it.
+//
+// # Owners and leases
+//
+// An Owner scopes keys and holds the Authority its timers tick under.
+// Scheduler.Register uses the scheduler's own owner, which never expires.
+// NewOwner(d) holds a local lease: its deadline is the last renewal + d on
+// the scheduler's Clock, and Transfer starts a new authority with a new
+// fence. NewOwnerAuthority takes any Authority, such as a lease held in a
+// distributed store (etcd: fence = the ownership key's create revision,
+// deadline = last keep-alive send time + TTL on the monotonic clock),
+// which calls Owner.Refresh when its answer changes.
+//
+// The authority is asked before a tick is queued for the pool and again on
+// the worker just before the callback starts, so a suspension between the
+// two is caught. A tick starts only while Now() < Deadline and under the
+// fence it was queued with:
+//
+//	lease 50ms from 0, period 10ms, process suspended from 45 to 200:
+//	10 20 30 40   delivered
+//	at 200        nothing: the deadline passed; no burst, no tick queued
+//	Renew at 300  tick 30 at 300 (skipped 25), then 310, ...
+//
+// Renewed after its deadline passed, an owner's timers resume from their
+// next nominal tick due at or after the renewal; under a new fence
+// (Transfer, a takeover) from the first one due after it, since a tick due
+// at that instant was the old authority's. Ticks queued, retained or
+// handed to the pool under the old fence never run; registrations stay.
+//
+// # Execution gate
+//
+// Options.Gate is the host's execution authority: Acquire is asked on the
+// scheduler goroutine before a tick is handed to the pool, Release called
+// on the worker after it. A refused tick is retained, not lost, and
+// offered again at every later wake-up of the scheduler (another tick, a
+// returning callback, a registration) and at Retry, which a host calls
+// when its gate opens. The default grants everything.
+//
+// # Batches
+//
+// At each wake-up the scheduler takes every record due from the queue and
+// hands them to the pool as one batch: the workers claim records from it
+// until none is left, so a wave of 20,000 timers costs one hand-off, not
+// 20,000. A worker gives each record back as soon as its callback
+// returned, so one slow handler holds up only itself.
+//
+// # Time
+//
+// Times are int64 nanoseconds on Options.Clock, default SystemClock (the
+// time package's monotonic clock; inside a testing/synctest bubble its
+// fake one). The scheduler sleeps on the clock's Alarm, one alarm reset to
+// the earliest deadline, and wakes on it or on a channel that
+// registrations, renewals and returning workers signal: nothing polls, and
+// an idle scheduler costs nothing. A clock that jumps, as a suspended
+// process sees time, gives one late wake-up, and the policies and leases
+// above decide what it delivers. This is runtime/driver.Run's loop; the
+// scheduler does not call Run because Run reads the time package itself,
+// and the lease contract needs the clock injected: a fake clock has to
+// jump past a deadline without the scheduler waking on the way, and an
+// etcd authority's deadline must be on the scheduler's clock.
+//
+// # Concurrency
+//
+// Register, Cancel, NewOwner, Renew, Transfer, Refresh, Retry and Close
+// are safe from any goroutine, callbacks included (Close excepted: from a
+// callback it never returns). Callbacks run on the workers, at most one
+// per key at a time; a panicking callback crashes the program, as a panic
+// in any goroutine does. Close cancels every generation, waits for their
+// completions and stops the goroutines.
 package keyed

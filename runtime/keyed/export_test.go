@@ -1,0 +1,16 @@
+package keyed
+
+// Hooks are the scheduler's test seams.
+type Hooks struct {
+	Idle        func()
+	BeforeStart func(*Timer)
+	OnBatch     func(n int)
+}
+
+// NewWithHooks is New with test seams.
+func NewWithHooks(opts Options, h Hooks) (*Scheduler, error) {
+	return newScheduler(opts, hooks{h.Idle, h.BeforeStart, h.OnBatch})
+}
+
+// OwnerAuthority returns o's authority.
+func OwnerAuthority(o *Owner) Authority { return o.auth }

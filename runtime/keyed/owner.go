@@ -1,0 +1,215 @@
+package keyed
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Lease is an owner authority's answer at one instant.
+type Lease struct {
+	// Fence changes whenever ownership changes (a local lease's Transfer,
+	// a new owner in a distributed store); a tick carries the fence it was
+	// queued under and never starts under another.
+	Fence uint64
+	// Deadline is the instant, on the scheduler's Clock, at which
+	// admission ends: a tick is queued and started only while Now() <
+	// Deadline.
+	Deadline int64
+}
+
+// Authority says whether an owner's timers may tick now. The scheduler
+// asks it before it queues a tick (on its goroutine, holding its lock) and
+// again on the worker just before the callback starts; Lease must be safe
+// for concurrent use, fast, and must not call into the Scheduler.
+//
+// A lease held in a distributed store implements it with the store's
+// fencing value (etcd: the ownership key's create revision) and a deadline
+// on the scheduler's clock (etcd: the last keep-alive's send time + TTL),
+// and calls Owner.Refresh whenever it gains, renews after a lapse, or
+// loses ownership, so that parked timers resume without polling.
+type Authority interface {
+	// Lease returns the current lease; held is false while this process
+	// does not own the owner (a standby).
+	Lease() (l Lease, held bool)
+}
+
+// Gate is the host's execution authority (execution contract §2): a tick
+// starts only after Acquire granted it. Acquire runs on the scheduler
+// goroutine under its lock and must not block or call into the Scheduler;
+// Release runs on the worker once the callback returned (or did not
+// start). A refused tick is retained and retried at every later wake-up of
+// the scheduler; a host whose gate opens calls Scheduler.Retry.
+type Gate interface {
+	Acquire(t *Timer) bool
+	Release(t *Timer)
+}
+
+// Owner scopes keys and holds the authority its timers tick under. The
+// Scheduler's own owner (Scheduler.Register) never expires.
+type Owner struct {
+	s     *Scheduler
+	auth  Authority
+	local *localLease // nil for another Authority
+
+	// Guarded by s.mu.
+	slots  map[string]*slot
+	parked []*Timer // due while the authority lapsed: waiting for Refresh
+	seen   Lease    // the lease last read
+	lapsed bool     // a read found the authority lapsed; the next valid one resumes
+}
+
+// localLease is the default authority: deadline = last renewal + lease on
+// the scheduler's clock, a new fence on each transfer.
+type localLease struct {
+	lease int64
+	cur   atomic.Pointer[Lease]
+}
+
+func (l *localLease) Lease() (Lease, bool) { return *l.cur.Load(), true }
+
+// forever is the authority of the scheduler's own owner.
+type forever struct{}
+
+func (forever) Lease() (Lease, bool) { return Lease{Deadline: Never}, true }
+
+// NewOwner returns an owner holding a local lease of d (> 0), renewed now.
+func (s *Scheduler) NewOwner(lease time.Duration) (*Owner, error) {
+	if lease <= 0 {
+		return nil, &OptionError{"NewOwner", "lease", "a duration > 0", lease}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, &CallError{"NewOwner", ErrClosed}
+	}
+	l := &localLease{lease: int64(lease)}
+	s.fences++
+	cur := Lease{Fence: s.fences, Deadline: satAdd(s.clock.Now(), int64(lease))}
+	l.cur.Store(&cur)
+	o := s.newOwner(l)
+	o.local = l
+	return o, nil
+}
+
+// NewOwnerAuthority returns an owner whose timers tick under a.
+func (s *Scheduler) NewOwnerAuthority(a Authority) (*Owner, error) {
+	if a == nil {
+		return nil, &OptionError{"NewOwnerAuthority", "a", "an Authority", nil}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, &CallError{"NewOwnerAuthority", ErrClosed}
+	}
+	return s.newOwner(a), nil
+}
+
+func (s *Scheduler) newOwner(a Authority) *Owner {
+	o := &Owner{s: s, auth: a, slots: make(map[string]*slot)}
+	o.seen, _ = a.Lease()
+	s.owners = append(s.owners, o)
+	return o
+}
+
+// Renew moves a local lease's deadline to now + lease. Renewed after its
+// deadline passed, the owner's timers resume from their next nominal tick:
+// the ticks due meanwhile are skipped (SkippedTicks counts them), never
+// delivered in a burst.
+func (o *Owner) Renew() error { return o.setLocal("Renew", false) }
+
+// Transfer starts a new authority under a new fence and renews it: ticks
+// queued or retained under the old fence never run, registrations stay,
+// and each timer goes on from its next nominal tick. A callback already
+// running finishes.
+func (o *Owner) Transfer() error { return o.setLocal("Transfer", true) }
+
+func (o *Owner) setLocal(method string, transfer bool) error {
+	if o.local == nil {
+		return &CallError{method, ErrNotLocal}
+	}
+	s := o.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock.Now()
+	cur := *o.local.cur.Load()
+	if now >= cur.Deadline {
+		o.lapsed = true
+	}
+	if transfer {
+		s.fences++
+		cur.Fence = s.fences
+	}
+	cur.Deadline = satAdd(now, o.local.lease)
+	o.local.cur.Store(&cur)
+	o.check(now)
+	s.wakeLocked()
+	return nil
+}
+
+// Refresh tells the scheduler that the owner's Authority may answer
+// differently now (it gained, renewed or lost ownership). An authority
+// that lapsed and holds again resumes its timers from their next nominal
+// tick; one under a new fence drops what was queued under the old.
+func (o *Owner) Refresh() {
+	s := o.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o.check(s.clock.Now())
+	s.wakeLocked()
+}
+
+// check reads the authority at now and reports the lease and whether
+// admission is open. The first valid read after a lapse, and any read
+// under a new fence, resumes every timer of the owner from now. s.mu held.
+func (o *Owner) check(now int64) (Lease, bool) {
+	l, held := o.auth.Lease()
+	ok := held && now < l.Deadline
+	if !ok {
+		o.lapsed = true
+		return l, false
+	}
+	if o.lapsed || l.Fence != o.seen.Fence {
+		// Under a new fence even a tick due at this very instant was due
+		// under the old authority.
+		from := now
+		if l.Fence != o.seen.Fence {
+			from = satAdd(now, 1)
+		}
+		o.lapsed = false
+		o.seen = l
+		o.resumeAll(from)
+	}
+	o.seen = l
+	return l, true
+}
+
+// resumeAll drops the ticks of every timer of o due before from and puts
+// parked timers back in the queue. s.mu held.
+func (o *Owner) resumeAll(from int64) {
+	s := o.s
+	for _, sl := range o.slots {
+		t := sl.cur
+		if t == nil {
+			continue
+		}
+		switch t.where {
+		case inQueue:
+			t.cad.Resume(from)
+			s.q.Update(t.hid, t.cad.Due(), t.seq)
+		case inFlight:
+			if !t.hasResume || from > t.resumeAt {
+				t.resumeAt, t.hasResume = from, true
+			}
+		case inRetained: // its entry in s.retained goes stale
+			t.cad.Resume(from)
+			s.queue(t)
+		default: // parked, blocked on its key, or being admitted
+			t.cad.Resume(from)
+		}
+	}
+	parked := o.parked
+	o.parked = nil
+	for _, t := range parked {
+		s.queue(t)
+	}
+}

@@ -1,0 +1,221 @@
+package keyed
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/metronome-rt/metronome/runtime/internal/timerq"
+)
+
+// Config is one registration.
+type Config struct {
+	// Key names the timer within its owner: non-empty.
+	Key string
+	// Interval is the period: > 0.
+	Interval time.Duration
+	// Delay is the time to the first nominal tick: >= 0, and 0 means
+	// Interval.
+	Delay time.Duration
+	// Overrun is the overrun policy; the zero value is SkipLateTicks.
+	Overrun Overrun
+	// Callback runs once per delivered tick, on a worker: required.
+	Callback func(Fire)
+	// OnCancel, when set, is the generation's timer-owned cleanup: it runs
+	// once, on a worker, after the last callback of the generation ended,
+	// and its error is the generation's cancel result.
+	OnCancel func() error
+}
+
+// Fire is what a callback receives: the Tick and whose it is.
+type Fire struct {
+	Tick
+	Key        string
+	Generation uint64 // 1 for a key's first registration within its owner
+	Fence      uint64 // the owner authority's fence the tick was queued and started under
+}
+
+// Timer is one generation of a keyed timer, as Register returned it.
+type Timer struct {
+	s        *Scheduler
+	owner    *Owner
+	slot     *slot
+	key      string
+	gen      uint64
+	seq      uint64 // registration order: ties between equal deadlines
+	fn       func(Fire)
+	onCancel func() error
+
+	// The scheduler's under s.mu, or the worker's while where == inFlight.
+	cad Cadence
+
+	// Under s.mu.
+	where     place
+	hid       timerq.ID // the generation's entry in s.q, until its cancel
+	idx       int       // while inParked: index in owner.parked
+	resumeAt  int64     // while inFlight: resume from here on return, if set
+	hasResume bool
+	fence     uint64
+	job       job
+	done      *Completion // set by the first Cancel
+
+	state atomic.Uint32 // stCancelled | stStarted: the start/cancel race
+	out   outcome       // the worker's, read by the scheduler after give
+	next  *Timer        // link in the scheduler's returned stack
+}
+
+// slot is a key within an owner: its current generation and the one whose
+// callback is running, if any, so that no two run at once.
+type slot struct {
+	cur     *Timer
+	running *Timer
+	gen     uint64
+}
+
+type place uint8
+
+const (
+	nowhere    place = iota // being admitted
+	inQueue                 // keyed at its next tick (Never past the end of time)
+	inFlight                // handed to the pool
+	inParked                // due while the owner's authority lapsed
+	inRetained              // refused by the gate, retried at each wake-up
+	inBlocked               // due while its key's callback (an older generation's) runs
+	gone                    // cancelled and finished
+)
+
+type job uint8
+
+const (
+	jobTick job = iota
+	jobCleanup
+)
+
+type outcome uint8
+
+const (
+	outSkipped outcome = iota // cancelled before it started
+	outRan
+	outLease // the authority refused at start
+)
+
+const (
+	stCancelled = 1 << iota
+	stStarted
+)
+
+// Key returns the timer's key.
+func (t *Timer) Key() string { return t.key }
+
+// Generation returns the timer's generation.
+func (t *Timer) Generation() uint64 { return t.gen }
+
+// Owner returns the timer's owner.
+func (t *Timer) Owner() *Owner { return t.owner }
+
+// Cancel ends the generation and returns its completion; every call, and
+// a re-registration of the key, returns the same one. No callback of the
+// generation starts after Cancel; a callback already running is not
+// interrupted. The completion is done once that callback and OnCancel
+// returned; its Err is OnCancel's error. Cancel does not wait: waiting on
+// the completion inside the timer's own callback never ends.
+func (t *Timer) Cancel() *Completion {
+	s := t.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cancelLocked(t)
+}
+
+// Completion is a generation's one cancel result, like a context: Done is
+// closed when it is complete, then Err holds the result.
+type Completion struct {
+	ch  chan struct{}
+	err error
+}
+
+// Done returns a channel closed when the generation completed.
+func (c *Completion) Done() <-chan struct{} { return c.ch }
+
+// Err returns nil until Done is closed, then the cleanup's error, or nil.
+func (c *Completion) Err() error {
+	select {
+	case <-c.ch:
+		return c.err
+	default:
+		return nil
+	}
+}
+
+// Wait blocks until Done is closed and returns Err.
+func (c *Completion) Wait() error {
+	<-c.ch
+	return c.err
+}
+
+func (c *Completion) finish(err error) {
+	c.err = err
+	close(c.ch)
+}
+
+// Register registers c under the scheduler's own owner, which never
+// expires; see Owner.Register.
+func (s *Scheduler) Register(c Config) (*Timer, error) { return s.def.register("Register", c) }
+
+// Register registers c.Key within o and returns the new generation. A key
+// already registered is re-registered: its generation ends as Cancel ends
+// it, the new one's generation is one higher, and a tick of the old one
+// that is queued never runs. The new generation's first callback waits
+// for a callback of the old one that is still running. A bad c is an
+// *OptionError naming the field, and registers nothing.
+func (o *Owner) Register(c Config) (*Timer, error) { return o.register("Register", c) }
+
+func (o *Owner) register(method string, c Config) (*Timer, error) {
+	if err := c.check(method); err != nil {
+		return nil, err
+	}
+	s := o.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, &CallError{method, ErrClosed}
+	}
+	delay := c.Delay
+	if delay == 0 {
+		delay = c.Interval
+	}
+	sl := o.slots[c.Key]
+	if sl == nil {
+		sl = &slot{}
+		o.slots[c.Key] = sl
+	} else if sl.cur != nil {
+		s.cancelLocked(sl.cur)
+	}
+	sl.gen++
+	s.seq++
+	t := &Timer{s: s, owner: o, slot: sl, key: c.Key, gen: sl.gen, seq: s.seq, fn: c.Callback, onCancel: c.OnCancel,
+		cad: NewCadence(satAdd(s.clock.Now(), int64(delay)), int64(c.Interval), c.Overrun)}
+	sl.cur = t
+	t.hid = s.q.Push(t.cad.Due(), t.seq, t)
+	t.where = inQueue
+	if t.cad.Due() < s.armed {
+		s.wakeLocked()
+	}
+	return t, nil
+}
+
+func (c *Config) check(method string) error {
+	switch {
+	case c.Key == "":
+		return &OptionError{method, "Key", "a non-empty string", `""`}
+	case c.Interval <= 0:
+		return &OptionError{method, "Interval", "a duration > 0", c.Interval}
+	case c.Delay < 0:
+		return &OptionError{method, "Delay", "a duration >= 0", c.Delay}
+	case c.Callback == nil:
+		return &OptionError{method, "Callback", "a function", nil}
+	case int(c.Overrun.Policy) >= len(policyNames):
+		return &OptionError{method, "Overrun.Policy", "one of SkipLateTicks, CatchUpBounded, DelayNextTick", c.Overrun.Policy}
+	case c.Overrun.Policy == CatchUpBounded && (c.Overrun.MaxCatchUpTicks < 0 || c.Overrun.MaxCatchUpTicks > MaxCatchUpTicksLimit):
+		return &OptionError{method, "Overrun.MaxCatchUpTicks", "1..2147483647 under CatchUpBounded (0: the default, 1)", c.Overrun.MaxCatchUpTicks}
+	}
+	return nil
+}
