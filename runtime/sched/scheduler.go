@@ -428,6 +428,7 @@ type JobInfo struct {
 	DueIn           temporal.Duration
 	Interval        temporal.Duration // every only
 	OccurrenceIndex int               // recurrence only: the index the pending occurrence will get
+	Data            any               // what WithData attached; nil otherwise
 }
 
 // List returns the active jobs in due order (deadline, then creation).
@@ -451,6 +452,7 @@ func (s *Scheduler) list(g *Group) []JobInfo {
 				info.Group = ext.group.name
 			}
 			info.Interval = temporal.Duration(s.fns[id].interval)
+			info.Data = ext.data
 			if r := ext.rec; r != nil {
 				info.OccurrenceIndex = r.fired + 1
 			}
