@@ -213,6 +213,7 @@ var schedulerMethods = map[string]lua.LGFunction{
 		return 1
 	},
 	"set-max-pending": schedulerSetMaxPending,
+	"debouncer":       func(L *lua.LState) int { return newKeyDebouncer(L, live(L, "debouncer").s, nil) },
 	"trace": func(L *lua.LState) int {
 		ls := live(L, "trace")
 		switch v := L.Get(2).(type) {
