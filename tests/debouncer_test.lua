@@ -67,6 +67,23 @@ test("a key touched forever fires by its force ceiling", function(t)
   t:eq(r.take(), { "a=5@300" })
 end)
 
+test("the timeline of docs/lua-api.md", function(t)
+  local r = rig{ timeout = ms(100), ["busy-timeout"] = ms(50), ["force-min"] = ms(300), ["force-max"] = ms(300) }
+  local due = {}
+  for _, at in ipairs{ 0, 30, 70, 80, 100, 140, 180, 220, 260, 290 } do
+    r.to(at)
+    r.deb:debounce("doc", at)
+    due[#due + 1] = r.s:list()[1]["due-at"] - r.s:now() + ms(at)
+  end
+  local want = {}
+  for i, at in ipairs{ 100, 100, 120, 130, 150, 190, 230, 270, 300, 300 } do want[i] = ms(at) end
+  t:eq(due, want)
+  r.to(299)
+  t:eq(r.take(), {})
+  r.to(300)
+  t:eq(r.take(), { "doc=290@300" })
+end)
+
 test("ceilings come from the seed: the same seed repeats, another differs", function(t)
   local function dues(seed)
     local s = RS.create{ clock = Temporal.clock.fixed(T0) }

@@ -198,17 +198,22 @@ func (d *Debouncer[K, A]) push(key K, e *entry[A], now int64, args A) error {
 	defer d.mu.Unlock()
 	wake := max(min(addSat(now, d.busy), e.ceil), e.floor)
 	if wake > e.wake {
-		// Stop first: a scheduler at its pending cap has room for the
-		// new job only once the old one is gone.
-		e.timer.Stop()
 		t, err := d.after(key, e, e.gen+1, wake-now)
 		if err != nil {
-			if t, rerr := d.after(key, e, e.gen+1, e.wake-now); rerr == nil {
-				e.timer, e.gen = t, e.gen+1
-			} else {
-				d.drop(key, e, now) // the burst is lost; the error says why
+			// A scheduler at its pending cap has room for the new job
+			// only once the old one is gone: try again without it, and
+			// put it back if that fails too.
+			e.timer.Stop()
+			if t, err = d.after(key, e, e.gen+1, wake-now); err != nil {
+				if t, rerr := d.after(key, e, e.gen+1, e.wake-now); rerr == nil {
+					e.timer, e.gen = t, e.gen+1
+				} else {
+					d.drop(key, e, now) // the burst is lost; err says why
+				}
+				return err
 			}
-			return err
+		} else {
+			e.timer.Stop()
 		}
 		e.timer, e.gen, e.wake = t, e.gen+1, wake
 	}

@@ -441,3 +441,23 @@ func TestBadConfig(t *testing.T) {
 		t.Fatalf("message %q, want %q", err, want)
 	}
 }
+
+// A push the clock refuses (a wake-up past int64 nanoseconds) returns the
+// error and leaves the key pending at its old wake-up, with its old
+// arguments.
+func TestRefusedPushKeepsTheBurst(t *testing.T) {
+	s := sched.New(temporal.Fixed(temporal.FromUnixNano(1e18))) // 2001-09-09
+	var got []int
+	d, _ := New(OnScheduler(s, nil), Config{Timeout: 100 * ms, BusyTimeout: time.Duration(1<<63 - 1), Trailing: true},
+		func(_ string, arg int) error { got = append(got, arg); return nil })
+	if err := d.Debounce("a", 1); err != nil {
+		t.Fatal(err)
+	}
+	var oe *sched.OptionError
+	if err := d.Debounce("a", 2); !errors.As(err, &oe) {
+		t.Fatalf("a push past int64 nanoseconds: %v, want the scheduler's *OptionError", err)
+	}
+	if err := s.Advance(temporal.Duration(100 * ms)); err != nil || !slices.Equal(got, []int{1}) {
+		t.Fatalf("Advance: %v, fired %v; want [1] at 100ms", err, got)
+	}
+}

@@ -27,11 +27,13 @@
 //
 //	Timeout 100ms, BusyTimeout 50ms, force window [300ms, 300ms], Trailing:
 //	touch at 0      wake-up 100, ceiling 300
-//	touch at 70     wake-up 120 (later than 100)
+//	touch at 30     min(80, 300) = 80 is not later: stays 100
+//	touch at 70     wake-up 120
 //	touch at 80     wake-up 130
-//	touches at 100, 150, 200, 250: wake-up 150, 200, 250, 300
-//	touch at 280    min(330, 300) = 300 is not later: stays 300
-//	at 300          fn(key, args of the touch at 280)
+//	touches at 100, 140, 180, 220: wake-up 150, 190, 230, 270
+//	touch at 260    wake-up min(310, 300) = 300
+//	touch at 290    min(340, 300) = 300 is not later: stays 300
+//	at 300          fn(key, args of the touch at 290)
 //
 //	Throttle 500ms, Timeout 100ms, Trailing:
 //	touch at 0    -> fires at 100, floor until 600
