@@ -80,3 +80,17 @@ func BenchmarkTouchRealParallel(b *testing.B) {
 		d.Cancel(k)
 	}
 }
+
+// The allocation budget of a touch: none when the wake-up stays, two (the
+// timer's callback and its handle) when it moves.
+func TestTouchAllocations(t *testing.T) {
+	s := sched.New(temporal.Fixed(temporal.FromUnixNano(0)))
+	d, _ := New(OnScheduler(s, nil), Config{Timeout: time.Second, ForceMin: time.Hour, ForceMax: time.Hour, Trailing: true}, func(int, int) error { return nil })
+	_ = d.Debounce(1, 0)
+	if n := testing.AllocsPerRun(100, func() { _ = d.Debounce(1, 0) }); n != 0 {
+		t.Errorf("a touch at the same instant: %v allocations, want 0", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = s.Advance(1); _ = d.Debounce(1, 0) }); n > 2 {
+		t.Errorf("a push: %v allocations, want at most 2", n)
+	}
+}

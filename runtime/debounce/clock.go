@@ -35,9 +35,11 @@ type activeTimer interface {
 	Active() bool
 }
 
-// keyedClock is a Clock that records which key a timer is for.
+// keyedClock is a Clock that records which key a timer is for. keyTag
+// describes a key once; each timer of the key then reuses the tag.
 type keyedClock interface {
-	afterFuncFor(key any, d time.Duration, f func() error) (Timer, error)
+	keyTag(key any) any
+	afterFuncTagged(tag any, d time.Duration, f func() error) (Timer, error)
 }
 
 // Virtual is a Clock on the typed scheduler: Now is the scheduler's
@@ -73,8 +75,13 @@ func (v *Virtual) AfterFunc(d time.Duration, f func() error) (Timer, error) {
 	return v.schedule(d, f, v.opts)
 }
 
-func (v *Virtual) afterFuncFor(key any, d time.Duration, f func() error) (Timer, error) {
-	return v.schedule(d, f, append(v.opts, sched.WithData(KeyData{key})))
+// keyTag is the key's job options: v's and the key's data.
+func (v *Virtual) keyTag(key any) any {
+	return append(v.opts, sched.WithData(KeyData{key}))
+}
+
+func (v *Virtual) afterFuncTagged(tag any, d time.Duration, f func() error) (Timer, error) {
+	return v.schedule(d, f, tag.([]sched.JobOption))
 }
 
 func (v *Virtual) schedule(d time.Duration, f func() error, opts []sched.JobOption) (Timer, error) {

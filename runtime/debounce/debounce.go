@@ -59,20 +59,22 @@ type Debouncer[K comparable, A any] struct {
 	leading  bool
 	trailing bool
 
-	keys   map[K]*entry[A]
+	keys   map[K]*entry[K, A]
 	floors []floorAt[K] // throttle floors in the order they end
 	head   int          // floors[head:] are live
-	free   []*entry[A]
+	free   []*entry[K, A]
 }
 
 // entry is a key's state: a burst (timer set) and its throttle floor.
-type entry[A any] struct {
+type entry[K comparable, A any] struct {
+	key   K      // the key whose tag is cached
 	timer Timer  // nil: no burst; the entry only holds a floor
 	gen   uint64 // the timer's generation: a stale callback finds it moved
 	wake  int64  // the timer's deadline on the clock
 	ceil  int64  // the burst's ceiling
 	floor int64  // no edge fires before it; 0 when none has been set
 	args  A
+	tag   any  // the key's tag on a keyed clock, made once per entry
 	due   bool // a touch waits for the trailing edge
 }
 
@@ -96,7 +98,7 @@ func New[K comparable, A any](clock Clock, c Config, fn Func[K, A]) (*Debouncer[
 		timeout: int64(c.Timeout), busy: int64(c.BusyTimeout),
 		forceMin: int64(c.ForceMin), forceMax: int64(c.ForceMax),
 		throttle: int64(c.Throttle), leading: c.Leading, trailing: c.Trailing,
-		keys: map[K]*entry[A]{},
+		keys: map[K]*entry[K, A]{},
 	}
 	if d.busy == 0 {
 		d.busy = d.timeout
@@ -162,7 +164,7 @@ func (d *Debouncer[K, A]) Debounce(key K, args A) error {
 	wake = max(wake, floor)
 	fresh := e == nil
 	if fresh {
-		e = d.newEntry()
+		e = d.newEntry(key)
 	}
 	t, err := d.after(key, e, e.gen+1, wake-now)
 	if err != nil {
@@ -194,7 +196,7 @@ func (d *Debouncer[K, A]) Debounce(key K, args A) error {
 }
 
 // push is a touch of key in a burst; it unlocks d.
-func (d *Debouncer[K, A]) push(key K, e *entry[A], now int64, args A) error {
+func (d *Debouncer[K, A]) push(key K, e *entry[K, A], now int64, args A) error {
 	defer d.mu.Unlock()
 	wake := max(min(addSat(now, d.busy), e.ceil), e.floor)
 	if wake > e.wake {
@@ -222,16 +224,19 @@ func (d *Debouncer[K, A]) push(key K, e *entry[A], now int64, args A) error {
 }
 
 // after schedules e's wake-up of generation gen, d from now.
-func (d *Debouncer[K, A]) after(key K, e *entry[A], gen uint64, dt int64) (Timer, error) {
+func (d *Debouncer[K, A]) after(key K, e *entry[K, A], gen uint64, dt int64) (Timer, error) {
 	f := func() error { return d.wake(key, e, gen) }
 	if d.keyed != nil {
-		return d.keyed.afterFuncFor(key, time.Duration(dt), f)
+		if e.tag == nil {
+			e.tag = d.keyed.keyTag(key)
+		}
+		return d.keyed.afterFuncTagged(e.tag, time.Duration(dt), f)
 	}
 	return d.clock.AfterFunc(time.Duration(dt), f)
 }
 
 // wake is the timer of e, generation gen.
-func (d *Debouncer[K, A]) wake(key K, e *entry[A], gen uint64) error {
+func (d *Debouncer[K, A]) wake(key K, e *entry[K, A], gen uint64) error {
 	d.mu.Lock()
 	if d.keys[key] != e || e.gen != gen || e.timer == nil {
 		d.mu.Unlock() // replaced, cancelled or flushed after it started
@@ -241,7 +246,7 @@ func (d *Debouncer[K, A]) wake(key K, e *entry[A], gen uint64) error {
 }
 
 // end closes e's burst at now, running fn if an edge is due; it unlocks d.
-func (d *Debouncer[K, A]) end(key K, e *entry[A], now int64) error {
+func (d *Debouncer[K, A]) end(key K, e *entry[K, A], now int64) error {
 	fire := e.due && d.trailing
 	args := e.args
 	if fire && d.throttle > 0 {
@@ -318,7 +323,7 @@ func (d *Debouncer[K, A]) Len() int {
 }
 
 // drop ends e's burst, keeping the entry only while its floor holds.
-func (d *Debouncer[K, A]) drop(key K, e *entry[A], now int64) {
+func (d *Debouncer[K, A]) drop(key K, e *entry[K, A], now int64) {
 	var zero A
 	e.timer, e.args, e.due = nil, zero, false
 	if e.floor <= now {
@@ -354,19 +359,23 @@ func (d *Debouncer[K, A]) sweep(now int64) {
 	}
 }
 
-func (d *Debouncer[K, A]) newEntry() *entry[A] {
+func (d *Debouncer[K, A]) newEntry(key K) *entry[K, A] {
 	if n := len(d.free); n > 0 {
 		e := d.free[n-1]
 		d.free = d.free[:n-1]
+		if e.key != key {
+			e.key, e.tag = key, nil
+		}
 		return e
 	}
-	return &entry[A]{}
+	return &entry[K, A]{key: key}
 }
 
 // release makes e reusable. Its generation goes on counting, so a stale
-// callback of e's last use finds it moved on.
-func (d *Debouncer[K, A]) release(e *entry[A]) {
-	*e = entry[A]{gen: e.gen + 1}
+// callback of e's last use finds it moved on; its key's tag stays, for a
+// key that comes back at once.
+func (d *Debouncer[K, A]) release(e *entry[K, A]) {
+	*e = entry[K, A]{gen: e.gen + 1, key: e.key, tag: e.tag}
 	if len(d.free) < 64 {
 		d.free = append(d.free, e)
 	}
