@@ -226,6 +226,9 @@ test("bad options and keys are errors that make nothing", function(t)
   t:error(function() deb:debounce(nil) end, "key must be a value other than nil and NaN, got nil")
   t:error(function() deb:debounce(0 / 0) end, "got number NaN")
   t:eq(s:count(), 0)
+  s:drop()
+  t:error(function() deb:debounce("k") end, "debounce: scheduler dropped")
+  t:eq(deb:is_pending("k"), false)
 end)
 
 -- ---- the app-host scheduler ----

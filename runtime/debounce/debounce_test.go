@@ -461,3 +461,25 @@ func TestRefusedPushKeepsTheBurst(t *testing.T) {
 		t.Fatalf("Advance: %v, fired %v; want [1] at 100ms", err, got)
 	}
 }
+
+// The callback runs without the debouncer's lock: it may touch its own
+// key, which starts a new burst.
+func TestCallbackMayTouchItsKey(t *testing.T) {
+	s := sched.New(temporal.Fixed(temporal.FromUnixNano(0)))
+	var d *Debouncer[string, int]
+	var at []time.Duration
+	d, _ = New(OnScheduler(s, nil), Config{Timeout: 10 * ms, Trailing: true}, func(key string, n int) error {
+		at = append(at, s.Elapsed().Std())
+		if n < 3 {
+			return d.Debounce(key, n+1)
+		}
+		return nil
+	})
+	_ = d.Debounce("a", 1)
+	if err := s.Advance(temporal.Duration(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if want := []time.Duration{10 * ms, 20 * ms, 30 * ms}; !slices.Equal(at, want) {
+		t.Fatalf("fired at %v, want %v", at, want)
+	}
+}
