@@ -233,6 +233,10 @@ var hostMethods = map[string]lua.LGFunction{
 	"on-error":       hostOnError,
 	"register-timer": hostRegisterTimer,
 	"owner":          hostOwner,
+	"debouncer": func(L *lua.LState) int {
+		h := checkHost(L, "debouncer")
+		return newKeyDebouncer(L, h.Scheduler(), h.Jobs())
+	},
 	"now": func(L *lua.LState) int {
 		L.Push(newInstant(L, checkHost(L, "now").Now()))
 		return 1

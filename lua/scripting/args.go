@@ -64,7 +64,7 @@ func formatNumber(f float64) string {
 }
 
 // maxOptions is the most keys one option table accepts.
-const maxOptions = 8
+const maxOptions = 10
 
 // options is a closed option table read once: every key must be one of the
 // accepted names (kebab-case or its snake_case spelling, never both). It

@@ -201,6 +201,7 @@ func callbackName(err error) string {
 		fe *hostservices.FacetError
 		fl *flushError
 		he *handlerError
+		de *debouncerCallbackError
 	)
 	switch {
 	case errors.As(err, &je):
@@ -209,6 +210,8 @@ func callbackName(err error) string {
 		return "[facet] " + strconv.Quote(fe.Name)
 	case errors.As(err, &fl):
 		return "[flush] Debouncer scheduled at " + fl.label
+	case errors.As(err, &de):
+		return "[debouncer] made at " + de.label
 	case errors.As(err, &he):
 		return "[on-error] handler set at " + he.label
 	}

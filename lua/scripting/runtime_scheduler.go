@@ -206,6 +206,7 @@ var schedulerMethods = map[string]lua.LGFunction{
 	"set-max-pending": schedulerSetMaxPending,
 	"register-timer":  schedulerRegisterTimer,
 	"owner":           schedulerOwner,
+	"debouncer":       func(L *lua.LState) int { return newKeyDebouncer(L, live(L, "debouncer").s, nil) },
 	"trace": func(L *lua.LState) int {
 		ls := live(L, "trace")
 		switch v := L.Get(2).(type) {

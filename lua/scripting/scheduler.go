@@ -201,6 +201,10 @@ func pushJobList(L *lua.LState, jobs []sched.JobInfo) {
 		r := newRecord(L, 6)
 		r.RawSetString("id", lua.LNumber(j.ID))
 		r.RawSetString("kind", lua.LString(j.Kind.String()))
+		if key, ok := debounceJob(j); ok {
+			r.RawSetString("kind", lua.LString("debounce"))
+			r.RawSetString("key", key)
+		}
 		r.RawSetString("due-at", newInstant(L, j.DueAt))
 		r.RawSetString("due-in", newDuration(L, j.DueIn))
 		if j.Kind == sched.KindEvery {

@@ -95,6 +95,7 @@ type jobExt struct {
 	group *Group // nil: no group
 	label string
 	rec   *recurrence
+	data  any // see WithData
 }
 
 // jobFn is the callback of a once or every job with an extension, and an
@@ -128,6 +129,13 @@ type JobOption func(*jobExt)
 // traces and errors show it.
 func WithLabel(label string) JobOption {
 	return func(e *jobExt) { e.label = label }
+}
+
+// WithData attaches v to a job; List reports it in JobInfo.Data. A layer
+// that schedules jobs on behalf of its own objects (a debouncer's keys)
+// uses it to describe them.
+func WithData(v any) JobOption {
+	return func(e *jobExt) { e.data = v }
 }
 
 // Handle refers to one scheduled job. The zero Handle refers to nothing: it

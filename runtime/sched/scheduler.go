@@ -472,6 +472,7 @@ type JobInfo struct {
 	OccurrenceIndex int               // recurrence only: the index the pending occurrence will get
 	Key             string            // timer only: its key
 	Generation      uint64            // timer only: its generation
+	Data            any               // what WithData attached; nil otherwise
 }
 
 // List returns the active jobs in due order (deadline, then creation).
@@ -497,6 +498,7 @@ func (s *Scheduler) list(g *Group) []JobInfo {
 				info.Group = ext.group.name
 			}
 			info.Interval = temporal.Duration(s.fns[id].interval)
+			info.Data = ext.data
 			if r := ext.rec; r != nil {
 				info.OccurrenceIndex = r.fired + 1
 			}

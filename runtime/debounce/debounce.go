@@ -1,0 +1,390 @@
+package debounce
+
+import (
+	"math"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// pcgStream is the PCG's second seed word: Config.Seed picks the sequence.
+const pcgStream = 0x6465_626f_756e_6365 // "debounce"
+
+// noCeiling is the ceiling of a debouncer without a force window.
+const noCeiling = math.MaxInt64
+
+// Config holds a Debouncer's timing. Durations are exact; see the package
+// doc for the model.
+type Config struct {
+	// Timeout is how long after the first touch of an idle key it fires;
+	// > 0, required.
+	Timeout time.Duration
+	// BusyTimeout is how far a later touch pushes the wake-up; >= 0, where
+	// 0 means Timeout.
+	BusyTimeout time.Duration
+	// ForceMin and ForceMax bound the ceiling drawn at a burst's first
+	// touch: 0 < ForceMin <= ForceMax, or both 0 for no ceiling.
+	ForceMin, ForceMax time.Duration
+	// Throttle is the floor after a key fires: no edge of the key fires
+	// before the firing's instant plus Throttle. >= 0; 0 means none.
+	Throttle time.Duration
+	// Leading fires at a burst's first touch; Trailing fires at its
+	// wake-up if a touch is waiting. At least one must be set.
+	Leading, Trailing bool
+	// Seed seeds the PCG that draws ceilings, when Source is nil.
+	Seed uint64
+	// Source draws the ceilings instead of a PCG seeded with Seed. The
+	// Debouncer calls it under its lock.
+	Source rand.Source
+}
+
+// Func is a debouncer's callback: the key and the arguments of its latest
+// touch. Its error is returned by the call that ran it (Debounce for a
+// leading edge, Flush) or, for a trailing edge, handed to the Clock.
+type Func[K comparable, A any] func(key K, args A) error
+
+// Debouncer debounces calls per key. The zero value is not usable; call
+// New. It is safe for concurrent use when its Clock is.
+type Debouncer[K comparable, A any] struct {
+	mu       sync.Mutex
+	clock    Clock
+	keyed    keyedClock // clock, when it records keys
+	fn       Func[K, A]
+	rnd      *rand.Rand
+	timeout  int64
+	busy     int64
+	forceMin int64
+	forceMax int64
+	throttle int64
+	leading  bool
+	trailing bool
+
+	keys   map[K]*entry[K, A]
+	floors []floorAt[K] // throttle floors in the order they end
+	head   int          // floors[head:] are live
+	free   []*entry[K, A]
+}
+
+// entry is a key's state: a burst (timer set) and its throttle floor.
+type entry[K comparable, A any] struct {
+	key   K      // the key whose tag is cached
+	timer Timer  // nil: no burst; the entry only holds a floor
+	gen   uint64 // the timer's generation: a stale callback finds it moved
+	wake  int64  // the timer's deadline on the clock
+	ceil  int64  // the burst's ceiling
+	floor int64  // no edge fires before it; 0 when none has been set
+	args  A
+	tag   any  // the key's tag on a keyed clock, made once per entry
+	due   bool // a touch waits for the trailing edge
+}
+
+type floorAt[K comparable] struct {
+	at  int64
+	key K
+}
+
+// New returns a debouncer that calls fn on clock with the timing of c.
+// A bad argument is an *OptionError naming New and the option.
+func New[K comparable, A any](clock Clock, c Config, fn Func[K, A]) (*Debouncer[K, A], error) {
+	if err := c.check(clock, fn == nil); err != nil {
+		return nil, err
+	}
+	src := c.Source
+	if src == nil {
+		src = rand.NewPCG(c.Seed, pcgStream)
+	}
+	d := &Debouncer[K, A]{
+		clock: clock, fn: fn, rnd: rand.New(src),
+		timeout: int64(c.Timeout), busy: int64(c.BusyTimeout),
+		forceMin: int64(c.ForceMin), forceMax: int64(c.ForceMax),
+		throttle: int64(c.Throttle), leading: c.Leading, trailing: c.Trailing,
+		keys: map[K]*entry[K, A]{},
+	}
+	if d.busy == 0 {
+		d.busy = d.timeout
+	}
+	d.keyed, _ = clock.(keyedClock)
+	return d, nil
+}
+
+func (c *Config) check(clock Clock, nilFn bool) error {
+	bad := func(opt, want string, got any) error {
+		return &OptionError{Func: "New", Option: opt, Want: want, Got: got}
+	}
+	switch {
+	case clock == nil:
+		return bad("clock", "a Clock", "nil")
+	case nilFn:
+		return bad("fn", "a function", "nil")
+	case c.Timeout <= 0:
+		return bad("Timeout", "a duration > 0", c.Timeout)
+	case c.BusyTimeout < 0:
+		return bad("BusyTimeout", "a duration >= 0 (0: Timeout)", c.BusyTimeout)
+	case c.ForceMin < 0 || (c.ForceMin == 0 && c.ForceMax != 0):
+		return bad("ForceMin", "a duration > 0 given with ForceMax (or both 0: no ceiling)", c.ForceMin)
+	case c.ForceMax < 0 || (c.ForceMax == 0 && c.ForceMin != 0):
+		return bad("ForceMax", "a duration > 0 given with ForceMin (or both 0: no ceiling)", c.ForceMax)
+	case c.ForceMin > c.ForceMax:
+		return bad("ForceMax", "a duration >= ForceMin ("+c.ForceMin.String()+")", c.ForceMax)
+	case c.Throttle < 0:
+		return bad("Throttle", "a duration >= 0 (0: none)", c.Throttle)
+	case !c.Leading && !c.Trailing:
+		return bad("Trailing", "true when Leading is false (one edge at least)", false)
+	}
+	return nil
+}
+
+// Debounce touches key with args. An idle key starts a burst: with
+// Leading (and no throttle floor) fn runs now, inside Debounce, and its
+// error is returned; the burst's wake-up is Timeout away (at least the
+// floor). A touch of a key in a burst moves its wake-up to min(now +
+// BusyTimeout, ceiling) when that is later. At the wake-up fn runs with the
+// latest touch's arguments if one is waiting (Trailing). The error of the
+// Clock (a dropped scheduler, say) means nothing changed.
+func (d *Debouncer[K, A]) Debounce(key K, args A) error {
+	d.mu.Lock()
+	now := d.clock.Now().Nanoseconds()
+	d.sweep(now)
+	e := d.keys[key]
+	if e != nil && e.timer != nil && !live(e.timer) {
+		e.timer = nil // cancelled behind our back: the burst is over
+	}
+	if e != nil && e.timer != nil {
+		return d.push(key, e, now, args)
+	}
+	floor := int64(0)
+	if e != nil {
+		floor = e.floor
+	}
+	lead := d.leading && floor <= now
+	wake := addSat(now, d.timeout)
+	if lead && d.throttle > 0 {
+		floor = addSat(now, d.throttle)
+	}
+	wake = max(wake, floor)
+	fresh := e == nil
+	if fresh {
+		e = d.newEntry(key)
+	}
+	t, err := d.after(key, e, e.gen+1, wake-now)
+	if err != nil {
+		if fresh {
+			d.release(e)
+		}
+		d.mu.Unlock()
+		return err
+	}
+	e.timer, e.gen, e.wake = t, e.gen+1, wake
+	e.ceil = noCeiling
+	if d.forceMax > 0 {
+		e.ceil = addSat(now, d.forceMin+d.rnd.Int64N(d.forceMax-d.forceMin+1))
+	}
+	if fresh {
+		d.keys[key] = e
+	}
+	if !lead {
+		e.args, e.due = args, true
+		d.mu.Unlock()
+		return nil
+	}
+	if floor > e.floor {
+		e.floor = floor
+		d.floors = append(d.floors, floorAt[K]{floor, key})
+	}
+	d.mu.Unlock()
+	return d.fn(key, args)
+}
+
+// push is a touch of key in a burst; it unlocks d.
+func (d *Debouncer[K, A]) push(key K, e *entry[K, A], now int64, args A) error {
+	defer d.mu.Unlock()
+	wake := max(min(addSat(now, d.busy), e.ceil), e.floor)
+	if wake > e.wake {
+		t, err := d.after(key, e, e.gen+1, wake-now)
+		if err != nil {
+			// A scheduler at its pending cap has room for the new job
+			// only once the old one is gone: try again without it, and
+			// put it back if that fails too.
+			e.timer.Stop()
+			if t, err = d.after(key, e, e.gen+1, wake-now); err != nil {
+				if t, rerr := d.after(key, e, e.gen+1, e.wake-now); rerr == nil {
+					e.timer, e.gen = t, e.gen+1
+				} else {
+					d.drop(key, e, now) // the burst is lost; err says why
+				}
+				return err
+			}
+		} else {
+			e.timer.Stop()
+		}
+		e.timer, e.gen, e.wake = t, e.gen+1, wake
+	}
+	e.args, e.due = args, true
+	return nil
+}
+
+// after schedules e's wake-up of generation gen, d from now.
+func (d *Debouncer[K, A]) after(key K, e *entry[K, A], gen uint64, dt int64) (Timer, error) {
+	f := func() error { return d.wake(key, e, gen) }
+	if d.keyed != nil {
+		if e.tag == nil {
+			e.tag = d.keyed.keyTag(key)
+		}
+		return d.keyed.afterFuncTagged(e.tag, time.Duration(dt), f)
+	}
+	return d.clock.AfterFunc(time.Duration(dt), f)
+}
+
+// wake is the timer of e, generation gen.
+func (d *Debouncer[K, A]) wake(key K, e *entry[K, A], gen uint64) error {
+	d.mu.Lock()
+	if d.keys[key] != e || e.gen != gen || e.timer == nil {
+		d.mu.Unlock() // replaced, cancelled or flushed after it started
+		return nil
+	}
+	return d.end(key, e, d.clock.Now().Nanoseconds())
+}
+
+// end closes e's burst at now, running fn if an edge is due; it unlocks d.
+func (d *Debouncer[K, A]) end(key K, e *entry[K, A], now int64) error {
+	fire := e.due && d.trailing
+	args := e.args
+	if fire && d.throttle > 0 {
+		e.floor = addSat(now, d.throttle)
+		d.floors = append(d.floors, floorAt[K]{e.floor, key})
+	}
+	d.drop(key, e, now)
+	d.mu.Unlock()
+	if fire {
+		return d.fn(key, args)
+	}
+	return nil
+}
+
+// Flush ends key's burst now: with Trailing and a touch waiting, fn runs
+// inside Flush, even during a throttle floor, and its error is returned;
+// a run sets a new floor. ran reports whether fn ran. Without a burst it
+// does nothing.
+func (d *Debouncer[K, A]) Flush(key K) (ran bool, err error) {
+	d.mu.Lock()
+	now := d.clock.Now().Nanoseconds()
+	d.sweep(now)
+	e := d.keys[key]
+	if e == nil || e.timer == nil {
+		d.mu.Unlock()
+		return false, nil
+	}
+	if !e.timer.Stop() && !live(e.timer) {
+		e.due = false // cancelled behind our back: nothing is pending
+	}
+	ran = e.due && d.trailing
+	return ran, d.end(key, e, now)
+}
+
+// Cancel forgets key: its burst, its arguments and its throttle floor. It
+// reports whether the key had a burst pending.
+func (d *Debouncer[K, A]) Cancel(key K) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sweep(d.clock.Now().Nanoseconds())
+	e := d.keys[key]
+	if e == nil {
+		return false
+	}
+	was := false
+	if e.timer != nil {
+		was = e.timer.Stop() || live(e.timer)
+	}
+	delete(d.keys, key)
+	d.release(e)
+	return was
+}
+
+// Pending reports whether key has a burst pending: its wake-up is
+// scheduled. A key held only by a throttle floor is not pending.
+func (d *Debouncer[K, A]) Pending(key K) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	e := d.keys[key]
+	return e != nil && e.timer != nil && live(e.timer)
+}
+
+// Len returns the number of pending keys.
+func (d *Debouncer[K, A]) Len() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := 0
+	for _, e := range d.keys {
+		if e.timer != nil && live(e.timer) {
+			n++
+		}
+	}
+	return n
+}
+
+// drop ends e's burst, keeping the entry only while its floor holds.
+func (d *Debouncer[K, A]) drop(key K, e *entry[K, A], now int64) {
+	var zero A
+	e.timer, e.args, e.due = nil, zero, false
+	if e.floor <= now {
+		delete(d.keys, key)
+		d.release(e)
+	}
+}
+
+// live reports whether t is pending, when it can tell.
+func live(t Timer) bool {
+	if a, ok := t.(activeTimer); ok {
+		return a.Active()
+	}
+	return true
+}
+
+// sweep forgets keys whose floor ended by now and that have no burst: the
+// floors end in the order they were set, so this is a queue.
+func (d *Debouncer[K, A]) sweep(now int64) {
+	for d.head < len(d.floors) && d.floors[d.head].at <= now {
+		f := d.floors[d.head]
+		d.floors[d.head] = floorAt[K]{}
+		d.head++
+		if e := d.keys[f.key]; e != nil && e.timer == nil && e.floor <= now {
+			delete(d.keys, f.key)
+			d.release(e)
+		}
+	}
+	if d.head > 32 && d.head*2 > len(d.floors) {
+		n := copy(d.floors, d.floors[d.head:])
+		clear(d.floors[n:])
+		d.floors, d.head = d.floors[:n], 0
+	}
+}
+
+func (d *Debouncer[K, A]) newEntry(key K) *entry[K, A] {
+	if n := len(d.free); n > 0 {
+		e := d.free[n-1]
+		d.free = d.free[:n-1]
+		if e.key != key {
+			e.key, e.tag = key, nil
+		}
+		return e
+	}
+	return &entry[K, A]{key: key}
+}
+
+// release makes e reusable. Its generation goes on counting, so a stale
+// callback of e's last use finds it moved on; its key's tag stays, for a
+// key that comes back at once.
+func (d *Debouncer[K, A]) release(e *entry[K, A]) {
+	*e = entry[K, A]{gen: e.gen + 1, key: e.key, tag: e.tag}
+	if len(d.free) < 64 {
+		d.free = append(d.free, e)
+	}
+}
+
+// addSat is a+b for b >= 0, saturating at MaxInt64.
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}

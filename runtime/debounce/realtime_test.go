@@ -1,0 +1,120 @@
+package debounce
+
+import (
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// In real time, 1,000 keys touched from 8 goroutines at once fire once
+// each, at their wake-up, with a touch's arguments. The bubble's clock
+// moves only when every goroutine is blocked, so this is exact and sleeps
+// for no real time.
+func TestRealTimeBurstFiresEachKeyOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const keys, workers, timeout = 1000, 8, 50 * time.Millisecond
+		var (
+			mu    sync.Mutex
+			count = map[int]int{}
+			late  []time.Duration
+		)
+		clock := RealTime(func(err error) { t.Errorf("callback error: %v", err) })
+		done := make(chan struct{}, keys)
+		d, err := New(clock, Config{Timeout: timeout, BusyTimeout: 10 * time.Millisecond, Trailing: true},
+			func(key int, worker int) error {
+				mu.Lock()
+				count[key]++
+				late = append(late, clock.Now())
+				mu.Unlock()
+				if worker < 0 || worker >= workers {
+					t.Errorf("key %d fired with arguments %d", key, worker)
+				}
+				done <- struct{}{}
+				return nil
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				for k := range keys {
+					if err := d.Debounce((k*7+w*131)%keys, w); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if n := d.Len(); n != keys {
+			t.Fatalf("%d keys pending after the burst, want %d", n, keys)
+		}
+		for range keys {
+			<-done
+		}
+		time.Sleep(time.Second) // the bubble's clock: no more firings come
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if len(done) != 0 || len(count) != keys {
+			t.Fatalf("%d extra firings, %d keys fired; want 0 and %d", len(done), len(count), keys)
+		}
+		for k, n := range count {
+			if n != 1 {
+				t.Fatalf("key %d fired %d times", k, n)
+			}
+		}
+		for _, at := range late {
+			if at != timeout { // no time passes in the bubble while touching
+				t.Fatalf("a key fired at %v, want %v", at, timeout)
+			}
+		}
+		if d.Len() != 0 || len(d.keys) != 0 {
+			t.Fatalf("%d pending, %d keys held after firing", d.Len(), len(d.keys))
+		}
+	})
+}
+
+// Touches racing a key's firing, flushes and cancels from several
+// goroutines: each touch is delivered by at most one firing, and the
+// race detector sees the locking.
+func TestRealTimeConcurrentTouchFlushCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		fired := 0
+		d, err := New(RealTime(nil), Config{Timeout: time.Millisecond, Throttle: time.Millisecond, Leading: true, Trailing: true},
+			func(key string, n int) error { mu.Lock(); fired++; mu.Unlock(); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for w := range 4 {
+			wg.Go(func() {
+				for i := range 200 {
+					_ = d.Debounce("k", i)
+					switch (i + w) % 7 {
+					case 3:
+						_, _ = d.Flush("k")
+					case 5:
+						d.Cancel("k")
+					}
+					if i%10 == 0 {
+						time.Sleep(time.Millisecond / 2)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if fired == 0 || fired > 800 {
+			t.Fatalf("%d firings for 800 touches", fired)
+		}
+		if d.Pending("k") {
+			t.Fatal("still pending a second after the last touch")
+		}
+	})
+}
