@@ -271,17 +271,21 @@ func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
 	L.Push(ud)
 }
 
+// timerMethods are a keyed timer handle's methods; its __index adds the
+// fields id, key and generation.
+var timerMethods = map[string]lua.LGFunction{
+	"cancel": func(L *lua.LState) int { L.Push(timerCompletion(L, checkTimer(L, "cancel"))); return 1 },
+	"drop": func(L *lua.LState) int {
+		timerCompletion(L, checkTimer(L, "drop"))
+		L.Push(lua.LTrue)
+		return 1
+	},
+	"active?": func(L *lua.LState) int { L.Push(lua.LBool(checkTimer(L, "active?").t.Active())); return 1 },
+}
+
 func buildTimerMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
-	setFuncs(L, methods, map[string]lua.LGFunction{
-		"cancel": func(L *lua.LState) int { L.Push(timerCompletion(L, checkTimer(L, "cancel"))); return 1 },
-		"drop": func(L *lua.LState) int {
-			timerCompletion(L, checkTimer(L, "drop"))
-			L.Push(lua.LTrue)
-			return 1
-		},
-		"active?": func(L *lua.LState) int { L.Push(lua.LBool(checkTimer(L, "active?").t.Active())); return 1 },
-	})
+	setFuncs(L, methods, timerMethods)
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		lt := checkTimer(L, "index")
 		switch k, _ := L.Get(2).(lua.LString); k {
@@ -375,24 +379,27 @@ func newOwner(L *lua.LState, fn string, mk func(id string, lease temporal.Durati
 	L.Push(ud)
 }
 
+// ownerMethods are an owner's methods; its __index adds the field id.
+var ownerMethods = map[string]lua.LGFunction{
+	"register-timer": func(L *lua.LState) int {
+		registerTimer(L, checkOwner(L, "register-timer"), "register-timer")
+		return 1
+	},
+	"renew": func(L *lua.LState) int {
+		raiseError(L, luaCall{fn: "renew"}, checkOwner(L, "renew").Renew())
+		L.Push(lua.LTrue)
+		return 1
+	},
+	"transfer": func(L *lua.LState) int {
+		raiseError(L, luaCall{fn: "transfer"}, checkOwner(L, "transfer").Transfer())
+		L.Push(lua.LTrue)
+		return 1
+	},
+}
+
 func buildOwnerMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
-	setFuncs(L, methods, map[string]lua.LGFunction{
-		"register-timer": func(L *lua.LState) int {
-			registerTimer(L, checkOwner(L, "register-timer"), "register-timer")
-			return 1
-		},
-		"renew": func(L *lua.LState) int {
-			raiseError(L, luaCall{fn: "renew"}, checkOwner(L, "renew").Renew())
-			L.Push(lua.LTrue)
-			return 1
-		},
-		"transfer": func(L *lua.LState) int {
-			raiseError(L, luaCall{fn: "transfer"}, checkOwner(L, "transfer").Transfer())
-			L.Push(lua.LTrue)
-			return 1
-		},
-	})
+	setFuncs(L, methods, ownerMethods)
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		o := checkOwner(L, "index")
 		if k, ok := L.Get(2).(lua.LString); ok && k == "id" {

@@ -18,14 +18,14 @@ import (
 // luaClass is one ---@class of lua/types: its fields, and which of them
 // are optional (name?).
 type luaClass struct {
-	fields   map[string]bool // name -> optional
+	fields   map[string]bool // name -> optional (or a method)
 	file     string
 	declared bool
 }
 
 var (
 	classLine = regexp.MustCompile(`^---@class ([\w.]+)`)
-	fieldLine = regexp.MustCompile(`^---@field (?:\["([^"]+)"\]|(\w+))(\??)`)
+	fieldLine = regexp.MustCompile(`^---@field (?:\["([^"]+)"\]|(\w+))(\??) (fun\()?`)
 )
 
 // readLuaTypes parses the ---@class and ---@field lines of lua/types.
@@ -51,7 +51,10 @@ func readLuaTypes(t *testing.T) map[string]*luaClass {
 				continue
 			}
 			if m := fieldLine.FindStringSubmatch(line); m != nil && cur != nil {
-				cur.fields[m[1]+m[2]] = m[3] == "?"
+				// A record's method (fun) comes from its metatable, not
+				// a key of its own: like an optional key, it need not be
+				// there.
+				cur.fields[m[1]+m[2]] = m[3] == "?" || m[4] != ""
 				continue
 			}
 			if !strings.HasPrefix(line, "---") {
@@ -78,19 +81,25 @@ var (
 		"event-loop":        "EventLoop",
 	}
 	typeClasses = map[string]string{
-		durationType:   "Temporal.Duration",
-		instantType:    "Temporal.Instant",
-		clockType:      "Temporal.Clock",
-		recurrenceType: "Temporal.RecurrenceSet",
-		schedulerType:  "RuntimeScheduler.Scheduler",
-		hostType:       "AppHost.Scheduler",
-		debouncerType:  "RuntimeTimers.Debouncer",
-		handleType:     "RuntimeScheduler.Handle",
-		eventLoopType:  "EventLoop.Loop",
+		durationType:     "Temporal.Duration",
+		instantType:      "Temporal.Instant",
+		clockType:        "Temporal.Clock",
+		recurrenceType:   "Temporal.RecurrenceSet",
+		schedulerType:    "RuntimeScheduler.Scheduler",
+		hostType:         "AppHost.Scheduler",
+		debouncerType:    "RuntimeTimers.Debouncer",
+		handleType:       "RuntimeScheduler.Handle",
+		eventLoopType:    "EventLoop.Loop",
+		timerHandleType:  "RuntimeScheduler.Timer",
+		completionType:   "RuntimeScheduler.Completion",
+		ownerType:        "RuntimeScheduler.Owner",
+		keyDebouncerType: "RuntimeScheduler.Debouncer",
 	}
 	// Types whose __index is a function: their names come from Go.
 	indexFuncNames = map[string][]string{
-		handleType: append(namesOf(handleMethods), "id"),
+		handleType:      append(namesOf(handleMethods), "id"),
+		timerHandleType: append(namesOf(timerMethods), "id", "key", "generation"),
+		ownerType:       append(namesOf(ownerMethods), "id"),
 	}
 	recordClasses = map[string]string{
 		"payload": "RuntimeScheduler.Occurrence",
@@ -100,6 +109,9 @@ var (
 		"rec":     "RuntimeScheduler.JobRecord",
 		"fire":    "RuntimeScheduler.TraceRecord",
 		"info":    "AppHost.ErrorInfo",
+		"tick":    "RuntimeScheduler.Tick",
+		"timer":   "RuntimeScheduler.JobRecord",
+		"keyfire": "RuntimeScheduler.TraceRecord",
 	}
 	// Registry entries that are not Metronome types.
 	notTypes = []string{"_LOADED", "_LOADERS", "metronome.record"}
@@ -131,6 +143,13 @@ local payload
 s:schedule_recurrence{ ["recurrence-set"] = rs, ["zone-id"] = "UTC", callback = function(p) payload = p end }
 s:trace(true)
 s:advance(T.duration{ hours = 13 })
+local tick
+local tm = s:register_timer{ key = "k", interval = T.duration{ hours = 1 }, callback = function(t) tick = t end }
+s:advance(T.duration{ hours = 1 })
+local keyfire = s:trace()[#s:trace()]
+local o = s:owner{ lease = T.duration{ hours = 1 } }
+local deb = s:debouncer{ timeout = T.duration{ hours = 1 }, callback = function() end }
+deb:debounce("key")
 local jobs = s:list()
 local byKind = {}
 for _, j in ipairs(jobs) do byKind[j.kind] = j end
@@ -140,11 +159,12 @@ hs:on_error(function(_, i) info = i end)
 hs:schedule_once{ delay = T.duration{}, callback = function() error("x") end }
 hs:update(0)
 RT.Debouncer{ ["delay-ms"] = 1, callback = function() end }
-local _ = h, T.clock.system
+local _ = h, T.clock.system, o, tm:cancel()
 MODS = { temporal = T, ["runtime-scheduler"] = RS, ["app-host.services"] = S, ["runtime-timers"] = RT, ["app-host"] = A, ["event-loop"] = EL,
   ["temporal.duration"] = T.duration, ["temporal.instant"] = T.instant, ["temporal.clock"] = T.clock }
 RECORDS = { payload = payload, fields = T.instant.parse("2000-01-01T00:00:00Z"):fields("UTC"), job = byKind.once,
-  every = byKind.every, rec = byKind.recurrence, fire = s:trace()[1], info = info }
+  every = byKind.every, rec = byKind.recurrence, fire = s:trace()[1], info = info,
+  tick = tick, timer = byKind.timer, keyfire = keyfire }
 HANDLE = h
 `
 

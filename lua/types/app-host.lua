@@ -43,6 +43,10 @@
 ---@field run_to_last fun(self: AppHost.Scheduler): true test clock
 ---@field jump fun(self: AppHost.Scheduler, d: Temporal.Duration): true test clock: the host was suspended for d
 ---@field trace fun(self: AppHost.Scheduler, start?: boolean): RuntimeScheduler.TraceRecord[]|true
+---@field ["register-timer"] fun(self: AppHost.Scheduler, opts: RuntimeScheduler.TimerOptions): RuntimeScheduler.Timer
+---@field register_timer fun(self: AppHost.Scheduler, opts: RuntimeScheduler.TimerOptions): RuntimeScheduler.Timer
+---@field owner fun(self: AppHost.Scheduler, opts: RuntimeScheduler.OwnerOptions): RuntimeScheduler.Owner
+---@field debouncer fun(self: AppHost.Scheduler, opts: RuntimeScheduler.DebouncerOptions): RuntimeScheduler.Debouncer
 ---@field ["on-error"] fun(self: AppHost.Scheduler, handler: (fun(msg: string, info: AppHost.ErrorInfo))|nil): true
 ---@field on_error fun(self: AppHost.Scheduler, handler: (fun(msg: string, info: AppHost.ErrorInfo))|nil): true
 

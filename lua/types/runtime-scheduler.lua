@@ -41,7 +41,7 @@
 ---One pending job, as list() shows it.
 ---@class RuntimeScheduler.JobRecord
 ---@field id integer
----@field kind "once"|"every"|"recurrence"|"timer"
+---@field kind "once"|"every"|"recurrence"|"timer"|"debounce"
 ---@field ["due-at"] Temporal.Instant
 ---@field due_at Temporal.Instant
 ---@field ["due-in"] Temporal.Duration
@@ -50,12 +50,22 @@
 ---@field ["occurrence-index"]? integer
 ---@field occurrence_index? integer
 ---@field group? string hs:jobs() only: which part of the host's timeline it belongs to
+---@field key? any a keyed timer's or a debounced key
+---@field generation? integer a keyed timer's generation
 
 ---One fire, as trace() records it.
 ---@class RuntimeScheduler.TraceRecord
 ---@field at Temporal.Instant
 ---@field id integer
 ---@field kind string
+---@field key? string a keyed tick's key
+---@field generation? integer
+---@field ["delivery-index"]? integer
+---@field delivery_index? integer
+---@field ["scheduled-index"]? integer
+---@field scheduled_index? integer
+---@field ["skipped-ticks"]? integer
+---@field skipped_ticks? integer
 
 ---A typed scheduler on virtual time: exact-nanosecond deadlines, moved only
 ---by advance, update and the test-clock verbs.
@@ -84,6 +94,10 @@
 ---@field set_loop_limit fun(self: RuntimeScheduler.Scheduler, n: integer): true
 ---@field ["set-max-pending"] fun(self: RuntimeScheduler.Scheduler, n: integer): true
 ---@field set_max_pending fun(self: RuntimeScheduler.Scheduler, n: integer): true
+---@field ["register-timer"] fun(self: RuntimeScheduler.Scheduler, opts: RuntimeScheduler.TimerOptions): RuntimeScheduler.Timer keyed by the scheduler's own owner
+---@field register_timer fun(self: RuntimeScheduler.Scheduler, opts: RuntimeScheduler.TimerOptions): RuntimeScheduler.Timer keyed by the scheduler's own owner
+---@field owner fun(self: RuntimeScheduler.Scheduler, opts: RuntimeScheduler.OwnerOptions): RuntimeScheduler.Owner
+---@field debouncer fun(self: RuntimeScheduler.Scheduler, opts: RuntimeScheduler.DebouncerOptions): RuntimeScheduler.Debouncer
 
 ---A scheduled job. cancel and drop are idempotent and return true.
 ---@class RuntimeScheduler.Handle
@@ -92,6 +106,82 @@
 ---@field drop fun(self: RuntimeScheduler.Handle): true cancels and releases the handle's resources
 ---@field ["active?"] fun(self: RuntimeScheduler.Handle): boolean
 ---@field is_active fun(self: RuntimeScheduler.Handle): boolean
+
+---@alias RuntimeScheduler.Overrun "skip-late-ticks"|"catch-up-bounded"|"delay-next-tick"
+
+---A keyed repeating timer (seed 001). Give each key in one spelling.
+---@class RuntimeScheduler.TimerOptions
+---@field key string non-empty; scoped to the owner
+---@field interval Temporal.Duration > 0
+---@field delay? Temporal.Duration the first tick's delay (>= 0); default interval
+---@field overrun? RuntimeScheduler.Overrun default "skip-late-ticks"
+---@field ["max-catch-up-ticks"]? integer 1..2^31-1, used by catch-up-bounded (default 1)
+---@field max_catch_up_ticks? integer 1..2^31-1, used by catch-up-bounded (default 1)
+---@field ["on-cancel"]? fun() timer-owned cleanup; its error goes into result()
+---@field on_cancel? fun() timer-owned cleanup; its error goes into result()
+---@field callback fun(tick: RuntimeScheduler.Tick)
+
+---What a keyed callback receives. The table is reused for the
+---generation's next tick: copy a field to keep it.
+---@class RuntimeScheduler.Tick
+---@field ["delivery-index"] integer callbacks started in this generation, from 1
+---@field delivery_index integer
+---@field ["scheduled-index"] integer the nominal tick, from 1
+---@field scheduled_index integer
+---@field ["skipped-ticks"] integer nominal ticks since the last delivery that got no callback
+---@field skipped_ticks integer
+---@field generation integer
+---@field wait fun(self: RuntimeScheduler.Tick, d: Temporal.Duration): Temporal.Duration the handler keeps running for d of virtual time
+
+---One generation of a keyed timer.
+---@class RuntimeScheduler.Timer
+---@field id integer
+---@field key string
+---@field generation integer
+---@field cancel fun(self: RuntimeScheduler.Timer): RuntimeScheduler.Completion the generation's one completion
+---@field drop fun(self: RuntimeScheduler.Timer): true
+---@field ["active?"] fun(self: RuntimeScheduler.Timer): boolean
+---@field is_active fun(self: RuntimeScheduler.Timer): boolean
+
+---A generation's one cancel result; every caller gets the same object.
+---@class RuntimeScheduler.Completion
+---@field ["done?"] fun(self: RuntimeScheduler.Completion): boolean
+---@field is_done fun(self: RuntimeScheduler.Completion): boolean
+---@field result fun(self: RuntimeScheduler.Completion): boolean, string? true, or false and the cleanup's error; an error before done?
+
+---@class RuntimeScheduler.OwnerOptions
+---@field lease Temporal.Duration > 0
+---@field id? string a non-empty label (the ownership key under a cluster)
+
+---An owner with a lease: its timers tick only before the lease deadline.
+---@class RuntimeScheduler.Owner
+---@field id string|nil
+---@field ["register-timer"] fun(self: RuntimeScheduler.Owner, opts: RuntimeScheduler.TimerOptions): RuntimeScheduler.Timer
+---@field register_timer fun(self: RuntimeScheduler.Owner, opts: RuntimeScheduler.TimerOptions): RuntimeScheduler.Timer
+---@field renew fun(self: RuntimeScheduler.Owner): true the deadline becomes now + lease
+---@field transfer fun(self: RuntimeScheduler.Owner): true a new authority: pending ticks of the old one never run
+
+---A per-key debouncer (seed 004). Give each key in one spelling.
+---@class RuntimeScheduler.DebouncerOptions
+---@field timeout Temporal.Duration a fresh key fires this long after its first touch
+---@field ["busy-timeout"]? Temporal.Duration later touches push the wake-up this far; default timeout
+---@field busy_timeout? Temporal.Duration later touches push the wake-up this far; default timeout
+---@field ["force-min"]? Temporal.Duration the ceiling after the first touch is drawn from [force-min, force-max]
+---@field force_min? Temporal.Duration
+---@field ["force-max"]? Temporal.Duration
+---@field force_max? Temporal.Duration
+---@field throttle? Temporal.Duration a floor after firing; default 0
+---@field leading? boolean fire on the first touch (default false)
+---@field trailing? boolean fire after the quiet time (default true)
+---@field seed? integer the ceiling draws; default from the state's generator
+---@field callback fun(key: any, ...) gets the key and its latest touch's arguments
+
+---@class RuntimeScheduler.Debouncer
+---@field debounce fun(self: RuntimeScheduler.Debouncer, key: any, ...): true
+---@field cancel fun(self: RuntimeScheduler.Debouncer, key: any): boolean whether a call was pending
+---@field flush fun(self: RuntimeScheduler.Debouncer, key: any): boolean whether the callback ran
+---@field ["pending?"] fun(self: RuntimeScheduler.Debouncer, key: any): boolean
+---@field is_pending fun(self: RuntimeScheduler.Debouncer, key: any): boolean
 
 ---@type RuntimeScheduler
 local RuntimeScheduler = {}
