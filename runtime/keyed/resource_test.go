@@ -2,6 +2,7 @@ package keyed_test
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -23,13 +24,12 @@ func heapAlloc() uint64 {
 // registered timer is logged.
 func TestResourcesDoNotScaleWithTimers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		base := runtime.NumGoroutine()
 		const workers = 2
 		h := newHarness(t, keyed.Options{Workers: workers}, keyed.Hooks{})
 		synctest.Wait()
-		idle := runtime.NumGoroutine()
-		if idle != base+1+workers {
-			t.Fatalf("%d goroutines with no timer, want %d", idle, base+1+workers)
+		idle := keyedGoroutines()
+		if idle != 1+workers {
+			t.Fatalf("%d goroutines with no timer, want %d", idle, 1+workers)
 		}
 		var fires atomic.Int64
 		before := heapAlloc()
@@ -50,7 +50,8 @@ func TestResourcesDoNotScaleWithTimers(t *testing.T) {
 			t.Errorf("%d bytes per timer", per)
 		}
 		h.advance(301 * ms) // ticks at 1, 101, 201, 301 ms
-		if n := runtime.NumGoroutine(); n != idle {
+		synctest.Wait()
+		if n := keyedGoroutines(); n != idle {
 			t.Fatalf("%d goroutines with 20,000 timers ticking, %d with none", n, idle)
 		}
 		if n := fires.Load(); n != 4*20_000 {
@@ -58,6 +59,28 @@ func TestResourcesDoNotScaleWithTimers(t *testing.T) {
 		}
 		runtime.KeepAlive(owners)
 	})
+}
+
+// keyedGoroutines counts the goroutines running the package's code (the
+// scheduler and its workers). runtime.NumGoroutine counts the whole
+// process, where goroutines of other tests and the runtime come and go.
+func keyedGoroutines() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	count := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "metronome/runtime/keyed.") {
+			count++
+		}
+	}
+	return count
 }
 
 // autoRun starts a scheduler on a fake clock that jumps to the next
