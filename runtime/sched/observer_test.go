@@ -110,7 +110,7 @@ func TestObserverSeesKeyedGenerationsEnd(t *testing.T) {
 	t1, _ := s.RegisterTimer("k", sched.TimerOptions{Interval: 10 * ms}, tick)
 	must(t, s.Advance(10*ms))
 	t2, _ := s.RegisterTimer("k", sched.TimerOptions{Interval: 10 * ms}, tick) // ends generation 1
-	t1.Cancel()                                                                 // ended already
+	t1.Cancel()                                                                // ended already
 	t2.Drop()
 	t2.Cancel()
 	want := []string{
