@@ -80,6 +80,9 @@ func newSession(ctx context.Context, o runOptions, flushEach bool) *session {
 		})
 	}
 	s.L = newState(st)
+	if s.rec != nil && s.rec.out != nil {
+		scripting.SetLoopTrace(s.L, func(e scripting.LoopEvent) { s.rec.loop(s.elapsed(), e) })
+	}
 	return s
 }
 
@@ -96,6 +99,9 @@ func (s *session) drive(ctx context.Context) error {
 		err = driver.RunVirtual(ctx, r)
 	}
 	if err != nil {
+		if je := (*sched.JobError)(nil); s.rec != nil && errors.As(err, &je) {
+			s.rec.failed(s.elapsed(), je.Job.ID)
+		}
 		return s.jobError(err)
 	}
 	pending := s.pendingSummary()
