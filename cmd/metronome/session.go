@@ -77,6 +77,13 @@ func newSession(ctx context.Context, o runOptions, flushEach bool) *session {
 				s.rec.frame(kind, f.From, f.To, f.Facets)
 			},
 			Paused: func(p bool) { s.rec.paused(s.elapsed(), !p, p) },
+			// hs:on_error took a job's error: the run goes on, the lane
+			// gets its ring.
+			Failed: func(err error) {
+				if je := (*sched.JobError)(nil); errors.As(err, &je) {
+					s.rec.failed(s.elapsed(), je.Job.ID)
+				}
+			},
 		})
 	}
 	s.L = newState(st)

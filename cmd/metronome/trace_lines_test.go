@@ -108,3 +108,18 @@ func TestTimelineMarksEndsFailuresAndSkips(t *testing.T) {
 	}
 	golden(t, "ends.svg", b)
 }
+
+// Under hs:on_error the run goes on past a job's error; the timeline rings
+// each fire that failed.
+func TestTimelineRingsTheFailuresOnErrorTook(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "on_error.svg")
+	exact(t, []string{"run", "--timeline", svg, "testdata/trace/on_error.lua"}, 0, "", "")
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := parseSVG(t, b)
+	if len(doc.lanes) != 1 || doc.lanes[0].count != 4 || doc.lanes[0].events["fail"] != 2 || doc.lanes[0].events["cancel"] != 1 {
+		t.Errorf("lanes %+v", doc.lanes)
+	}
+}
