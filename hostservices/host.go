@@ -66,6 +66,10 @@ type Observer struct {
 	Frame func(FrameInfo)
 	// Paused is called when SetPaused changes the host's state.
 	Paused func(paused bool)
+	// Failed is called with each error the host's error handler takes (a
+	// *sched.JobError or a *FacetError), before the handler; an error that
+	// stops the frame comes out of Update or Step instead.
+	Failed func(err error)
 }
 
 // SetObserver installs o, replacing any earlier one.
@@ -292,6 +296,9 @@ func (h *Host) frame(name string, d temporal.Duration, deltaMs float64) error {
 	// for the next frame, and nothing shifts under the loop.
 	facets := h.facets
 	onErr := h.onError // the frame's policy: set during it, it waits for the next
+	if onErr != nil && h.obs.Failed != nil {
+		onErr = h.observed(onErr)
+	}
 	from := h.s.Elapsed()
 	if err := h.advance(d, onErr); err != nil {
 		return err

@@ -42,3 +42,11 @@ func facetFailed(onErr func(error) error, fe *FacetError) error {
 	}
 	return onErr(fe)
 }
+
+// observed is the policy onErr that first tells the observer.
+func (h *Host) observed(onErr func(error) error) func(error) error {
+	return func(err error) error {
+		h.obs.Failed(err)
+		return onErr(err)
+	}
+}

@@ -102,8 +102,8 @@ test("trace records the fires of the whole timeline", function(t)
   local to = RuntimeTimers.Timeout{ ["delay-ms"] = 7, callback = function() end }
   hs:update(10)
   t:eq(hs:trace(), {
-    { at = start + ms(5), id = h.id, kind = "once" },
-    { at = start + ms(7), id = to.id, kind = "once" },
+    { event = "fire", at = start + ms(5), id = h.id, kind = "once" },
+    { event = "fire", at = start + ms(7), id = to.id, kind = "once" },
   })
   t:eq(hs:trace(false), true)
   RuntimeTimers.Timeout{ ["delay-ms"] = 1, callback = function() end }

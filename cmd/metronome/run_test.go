@@ -166,6 +166,7 @@ const traceJobsWant = `0.00025s  once  #4  testdata/trace.lua:16
 1.5s  once  #1  testdata/trace.lua:8
 2s  every  #2  testdata/trace.lua:10
 3s  every  #2  testdata/trace.lua:10
+3s  cancel  #2  testdata/trace.lua:10  every
 10800s  recurrence  #3  testdata/trace.lua:15  occurrence 1
 97200s  recurrence  #3  testdata/trace.lua:15  occurrence 2
 108000.015s  once  #5  testdata/trace.lua:24
@@ -180,6 +181,7 @@ const traceAllWant = `0.00025s  once  #4  testdata/trace.lua:16
 1.5s  once  #1  testdata/trace.lua:8
 2s  every  #2  testdata/trace.lua:10
 3s  every  #2  testdata/trace.lua:10
+3s  cancel  #2  testdata/trace.lua:10  every
 10800s  recurrence  #3  testdata/trace.lua:15  occurrence 1
 97200s  recurrence  #3  testdata/trace.lua:15  occurrence 2
 108000.015s  once  #5  testdata/trace.lua:24
@@ -197,7 +199,7 @@ func TestRunTrace(t *testing.T) {
 	exact(t, []string{"run", "--trace-file", path, "testdata/trace.lua"}, 0, "",
 		"metronome run: stopped at --until 24h (86400s of virtual time) with 2 jobs pending and 0 facets registered\n")
 	b, err := os.ReadFile(path)
-	if want := strings.Join(strings.Split(traceJobsWant, "\n")[:6], "\n") + "\n"; err != nil || string(b) != want {
+	if want := strings.Join(strings.Split(traceJobsWant, "\n")[:7], "\n") + "\n"; err != nil || string(b) != want {
 		t.Errorf("trace file: %v\n%s\nwant:\n%s", err, b, want)
 	}
 	exact(t, []string{"run", "--until", "48h", "--trace=all", "--trace-file", path, "testdata/trace.lua"}, 0, "", "")

@@ -77,9 +77,19 @@ func newSession(ctx context.Context, o runOptions, flushEach bool) *session {
 				s.rec.frame(kind, f.From, f.To, f.Facets)
 			},
 			Paused: func(p bool) { s.rec.paused(s.elapsed(), !p, p) },
+			// hs:on_error took a job's error: the run goes on, the lane
+			// gets its ring.
+			Failed: func(err error) {
+				if je := (*sched.JobError)(nil); errors.As(err, &je) {
+					s.rec.failed(s.elapsed(), je.Job.ID)
+				}
+			},
 		})
 	}
 	s.L = newState(st)
+	if s.rec != nil && s.rec.out != nil {
+		scripting.SetLoopTrace(s.L, func(e scripting.LoopEvent) { s.rec.loop(s.elapsed(), e) })
+	}
 	return s
 }
 
@@ -96,6 +106,9 @@ func (s *session) drive(ctx context.Context) error {
 		err = driver.RunVirtual(ctx, r)
 	}
 	if err != nil {
+		if je := (*sched.JobError)(nil); s.rec != nil && errors.As(err, &je) {
+			s.rec.failed(s.elapsed(), je.Job.ID)
+		}
 		return s.jobError(err)
 	}
 	pending := s.pendingSummary()

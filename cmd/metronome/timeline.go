@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/metronome-rt/metronome/runtime/sched"
@@ -58,7 +59,16 @@ var kindColor = map[sched.Kind]string{
 	sched.KindOnce:       "#d62728",
 	sched.KindEvery:      "#1f77b4",
 	sched.KindRecurrence: "#2ca02c",
+	sched.KindTimer:      "#8c564b",
 }
+
+// The colours of the marks beside the fires: a lane's end (cancel, drop),
+// a failed callback, and a keyed tick that reported skipped ones.
+const (
+	endColor  = "#333333"
+	failColor = "#d00000"
+	skipColor = "#ff7f0e"
+)
 
 const facetColor = "#9467bd"
 
@@ -125,7 +135,8 @@ func activity(r *recorder, end temporal.Duration) []span {
 	var iv []span
 	iv = append(iv, span{0, 0}, span{end, end})
 	for _, l := range r.jobs {
-		for _, run := range l.Runs {
+		runs := append(append(slices.Clip(l.Runs), l.Cancels...), l.Drops...)
+		for _, run := range runs {
 			if run.Count <= 200 {
 				for i := range run.Count {
 					t := run.First + run.Step*temporal.Duration(i)
@@ -274,6 +285,10 @@ type lane struct {
 	facet bool
 	key   string // kind and label: lanes with one key can be merged
 	jobs  int    // jobs in the lane
+
+	// Beside the fires: cancels, drops, failed callbacks, ticks that
+	// reported skipped ones (mark.extra: how many they skipped).
+	cancels, drops, fails, skips []mark
 }
 
 // groupLanes merges the job lanes that share a kind and a label (jobs
@@ -293,6 +308,10 @@ func groupLanes(lanes []lane) []lane {
 		g.jobs++
 		g.count += l.count
 		g.marks = mergeMarks(append(g.marks, l.marks...))
+		g.cancels = mergeMarks(append(g.cancels, l.cancels...))
+		g.drops = mergeMarks(append(g.drops, l.drops...))
+		g.fails = mergeMarks(append(g.fails, l.fails...))
+		g.skips = mergeMarks(append(g.skips, l.skips...))
 		kind, label, _ := strings.Cut(g.key, "  ")
 		g.label = fmt.Sprintf("%s ×%d jobs", kind, g.jobs)
 		if label != "" {
@@ -310,7 +329,7 @@ func mergeMarks(ms []mark) []mark {
 	for _, m := range ms {
 		if n := len(out); n > 0 && m.x0-out[n-1].x1 < markMinPx {
 			p := &out[n-1]
-			p.x1, p.count = max(p.x1, m.x1), p.count+m.count
+			p.x1, p.count, p.extra = max(p.x1, m.x1), p.count+m.count, p.extra+m.extra
 			p.from, p.to = min(p.from, m.from), max(p.to, m.to)
 			continue
 		}
@@ -322,12 +341,14 @@ func mergeMarks(ms []mark) []mark {
 type mark struct {
 	x0, x1 float64 // x1 > x0: a bar
 	count  int
+	extra  int64 // skip marks: the ticks skipped
 	from   temporal.Duration
 	to     temporal.Duration
 }
 
-// jobMarks places a job's fires: ticks, merged when closer than markMinPx.
-func jobMarks(a *axis, l *jobLane) []mark {
+// jobMarks places a job's fires, or other events kept as runs: ticks,
+// merged when closer than markMinPx.
+func jobMarks(a *axis, runs []fireRun) []mark {
 	var ms []mark
 	add := func(t temporal.Duration, x float64) {
 		if n := len(ms); n > 0 && x-ms[n-1].x1 < markMinPx {
@@ -336,7 +357,7 @@ func jobMarks(a *axis, l *jobLane) []mark {
 		}
 		ms = append(ms, mark{x0: x, x1: x, count: 1, from: t, to: t})
 	}
-	for _, run := range l.Runs {
+	for _, run := range runs {
 		last := run.last()
 		for _, s := range a.segs {
 			lo, hi := max(run.First, s.from), min(last, s.to)
@@ -457,7 +478,8 @@ type text struct {
 
 // legendItem is a swatch (its Shape at X, Y) and its text.
 type legendItem struct {
-	Shape  string // "tick", "bar", "pause", "gap" or "end"
+	Shape  string     // "tick", "bar", "pause", "gap", "end" or "event"
+	Mark   *eventView // "event": the mark, as a lane shows it
 	X, Y   float64
 	Y2     float64 // "end": the line's lower end
 	Color  string
@@ -475,6 +497,17 @@ type laneView struct {
 	CountX float64
 	TextY  float64
 	Marks  []markView
+	Events []eventView // ends, failures and skips, over the marks
+}
+
+// eventView is a mark beside the fires: Class "cancel" or "drop" (an
+// ×, the second boxed), "fail" (a ring) or "skip" (a triangle above).
+type eventView struct {
+	Class string
+	Count int
+	X, Y  float64
+	Color string
+	Tip   string
 }
 
 // markView is a tick (one instant, or fires too close to tell apart) or,
@@ -567,7 +600,7 @@ func layoutTimeline(r *recorder, info timelineInfo) *picture {
 		p.Summary += " · " + plural(frames, "facet run", "facet runs") + " in " + plural(len(r.facets), "facet", "facets")
 	}
 	p.Summary += " · ended: " + info.Ended
-	p.Legend = legend()
+	p.Legend = legend(legendExtras(r))
 
 	for i := 0; i < rows; i++ {
 		fill := "#ffffff"
@@ -606,18 +639,53 @@ func layoutTimeline(r *recorder, info timelineInfo) *picture {
 	return p
 }
 
+// legendExtras says which marks beyond the three kinds the picture has, so
+// the legend explains exactly those: keyed timers, cancels, drops, failed
+// callbacks, skipped ticks.
+func legendExtras(r *recorder) (extras [5]bool) {
+	for _, l := range r.jobs {
+		extras[0] = extras[0] || l.Kind == sched.KindTimer
+		extras[1] = extras[1] || len(l.Cancels) > 0
+		extras[2] = extras[2] || len(l.Drops) > 0
+		extras[3] = extras[3] || len(l.Fails) > 0
+		extras[4] = extras[4] || len(l.Skips) > 0
+	}
+	return extras
+}
+
 // legend lays out the legend's swatches left to right.
-func legend() []legendItem {
-	const ly = 72.0
-	lx := 16.0
+func legend(extras [5]bool) []legendItem {
+	ly, lx := 72.0, 16.0
 	var items []legendItem
 	add := func(it legendItem, text string) {
+		if w := 18 + float64(len([]rune(text)))*6.7; lx+w > tlWidth-16 {
+			// The next row, a little lower, still above the lanes.
+			it.X, it.Y, it.Y2 = it.X-lx+16, it.Y+15, it.Y2+15
+			if it.Mark != nil {
+				it.Mark.X, it.Mark.Y = it.Mark.X-lx+16, it.Mark.Y+15
+			}
+			lx, ly = 16, ly+15
+		}
 		it.TextAt, it.Text = point{lx + 18, ly + 4}, text
 		items = append(items, it)
 		lx += 18 + float64(len([]rune(text)))*6.7 + 22
 	}
 	for _, k := range []sched.Kind{sched.KindOnce, sched.KindEvery, sched.KindRecurrence} {
 		add(legendItem{Shape: "tick", X: lx + 6, Y: ly - 7, Color: kindColor[k]}, k.String())
+	}
+	if extras[0] {
+		add(legendItem{Shape: "tick", X: lx + 6, Y: ly - 7, Color: kindColor[sched.KindTimer]}, "keyed timer")
+	}
+	for i, ev := range []struct{ shape, color, text string }{
+		{"cancel", endColor, "cancelled"}, {"drop", endColor, "dropped"}, {"fail", failColor, "failed"}, {"skip", skipColor, "ticks skipped"},
+	} {
+		if extras[i+1] {
+			y := ly
+			if ev.shape == "skip" {
+				y += 5 // the triangle sits above its centre, over a tick
+			}
+			add(legendItem{Shape: "event", Mark: &eventView{Class: ev.shape, X: lx + 7, Y: y, Color: ev.color}}, ev.text)
+		}
 	}
 	add(legendItem{Shape: "bar", X: lx, Y: ly - 4.5, Color: facetColor}, "facet frames / dense fires (bar)")
 	add(legendItem{Shape: "pause", X: lx, Y: ly - 7}, "host paused")
@@ -632,18 +700,15 @@ func legend() []legendItem {
 func layoutLanes(r *recorder, a *axis) (lanes []lane, hidden, hiddenCount int) {
 	jobs := slices.Clone(r.jobs)
 	slices.SortStableFunc(jobs, func(x, y *jobLane) int {
-		if c := cmp.Compare(x.Runs[0].First, y.Runs[0].First); c != 0 {
+		if c := cmp.Compare(x.First, y.First); c != 0 {
 			return c
 		}
 		return cmp.Compare(x.ID, y.ID)
 	})
 	for _, l := range jobs {
-		label := sched.Job{ID: l.ID, Kind: l.Kind}.String()
-		if l.Label != "" {
-			label += "  " + l.Label
-		}
-		lanes = append(lanes, lane{label: label, color: kindColor[l.Kind], count: l.Count, marks: jobMarks(a, l),
-			key: l.Kind.String() + "  " + l.Label, jobs: 1})
+		lanes = append(lanes, lane{label: laneTitle(l), color: kindColor[l.Kind], count: l.Count, marks: jobMarks(a, l.Runs),
+			key: l.Kind.String() + "  " + l.Label, jobs: 1,
+			cancels: jobMarks(a, l.Cancels), drops: jobMarks(a, l.Drops), fails: jobMarks(a, l.Fails), skips: skipMarks(a, l.Skips)})
 	}
 	var facetLanes []lane
 	for _, l := range r.facets {
@@ -686,7 +751,60 @@ func laneOf(l lane, mid float64) laneView {
 		}
 		v.Marks = append(v.Marks, mv)
 	}
+	for _, ev := range []struct {
+		class, color string
+		ms           []mark
+	}{{"skip", skipColor, l.skips}, {"fail", failColor, l.fails}, {"cancel", endColor, l.cancels}, {"drop", endColor, l.drops}} {
+		for _, m := range ev.ms {
+			v.Events = append(v.Events, eventView{Class: ev.class, Count: m.count, X: (m.x0 + m.x1) / 2, Y: mid, Color: ev.color, Tip: eventTip(ev.class, m)})
+		}
+	}
 	return v
+}
+
+// eventTip is the tooltip of an event mark: what happened and when.
+func eventTip(class string, m mark) string {
+	what := map[string]string{"cancel": "cancelled", "drop": "dropped", "fail": "failed"}[class]
+	switch {
+	case class == "skip" && m.count == 1:
+		return fmt.Sprintf("%s: %s skipped", m.from.DecimalSeconds(), plural(int(m.extra), "tick", "ticks"))
+	case class == "skip":
+		return fmt.Sprintf("%d ticks from %s to %s skipped %d", m.count, m.from.DecimalSeconds(), m.to.DecimalSeconds(), m.extra)
+	case m.count == 1:
+		return what + " at " + m.from.DecimalSeconds()
+	}
+	return fmt.Sprintf("%s %d times from %s to %s", what, m.count, m.from.DecimalSeconds(), m.to.DecimalSeconds())
+}
+
+// skipMarks places the ticks that reported skipped ones; each mark's extra
+// is how many they skipped.
+func skipMarks(a *axis, skips []skipRun) []mark {
+	var ms []mark
+	for _, sk := range skips {
+		for _, m := range jobMarks(a, []fireRun{sk.Run}) {
+			m.extra = int64(m.count) * sk.N
+			ms = append(ms, m)
+		}
+	}
+	return mergeMarks(ms)
+}
+
+// laneTitle is a job lane's title: what the job is (its kind and id, or a
+// keyed timer's key and how many generations the lane holds), then where
+// the script scheduled it. A name the script gives a job belongs here,
+// between the two.
+func laneTitle(l *jobLane) string {
+	title := sched.Job{ID: l.ID, Kind: l.Kind}.String()
+	if l.Kind == sched.KindTimer {
+		title = "timer " + strconv.Quote(l.Key)
+		if l.Gens > 1 {
+			title += fmt.Sprintf(" (%d generations)", l.Gens)
+		}
+	}
+	if l.Label != "" {
+		title += "  " + l.Label
+	}
+	return title
 }
 
 // layoutAxis places the axis: its segments, the breaks' zigzags and

@@ -20,8 +20,9 @@ import (
 type svgLane struct {
 	kind, label string
 	count, jobs int
-	marks       int // mark elements
-	markCount   int // the sum of their data-count
+	marks       int            // mark elements
+	markCount   int            // the sum of their data-count
+	events      map[string]int // the data-count of its cancel, drop, fail and skip marks, by class
 }
 
 // svgDoc is what the structural tests look at.
@@ -69,7 +70,7 @@ func parseSVG(t *testing.T, b []byte) svgDoc {
 			case tok.Name.Local == "g" && class == "lane":
 				n, _ := strconv.Atoi(attr(tok, "data-count"))
 				j, _ := strconv.Atoi(attr(tok, "data-jobs"))
-				doc.lanes = append(doc.lanes, svgLane{kind: attr(tok, "data-kind"), label: attr(tok, "data-label"), count: n, jobs: j})
+				doc.lanes = append(doc.lanes, svgLane{kind: attr(tok, "data-kind"), label: attr(tok, "data-label"), count: n, jobs: j, events: map[string]int{}})
 				cur, laneDepth = &doc.lanes[len(doc.lanes)-1], depth
 			case class == "mark":
 				if cur == nil {
@@ -81,6 +82,12 @@ func parseSVG(t *testing.T, b []byte) svgDoc {
 				}
 				cur.marks++
 				cur.markCount += n
+			case cur != nil && (class == "cancel" || class == "drop" || class == "fail" || class == "skip"):
+				n, err := strconv.Atoi(attr(tok, "data-count"))
+				if err != nil || n < 1 {
+					t.Fatalf("%s mark with data-count %q", class, attr(tok, "data-count"))
+				}
+				cur.events[class] += n
 			case class == "pause":
 				doc.pauses++
 			case class == "break":
@@ -139,7 +146,9 @@ func TestTimelineOfQuickstart(t *testing.T) {
 	}
 	doc := parseSVG(t, b)
 
-	// Every traced job fire is a mark in its job's lane; every traced frame
+	// Every traced job fire is a mark in its job's lane, and every job
+	// traced as cancelled has a lane (debounced once jobs that never fired
+	// among them); every traced frame
 	// or step that ran physics is one in the physics lane.
 	jobs, fires, frames := map[string]int{}, 0, 0
 	for _, line := range strings.Split(strings.TrimSpace(errOut), "\n") {
@@ -148,6 +157,8 @@ func TestTimelineOfQuickstart(t *testing.T) {
 		case len(f) >= 4 && (f[1] == "once" || f[1] == "every" || f[1] == "recurrence"):
 			jobs[f[1]+" "+f[2]+"  "+f[3]]++
 			fires++
+		case len(f) == 5 && (f[1] == "cancel" || f[1] == "drop"):
+			jobs[f[4]+" "+f[2]+"  "+f[3]] += 0 // a lane that ends with a mark, fired or not
 		case len(f) == 4 && (f[1] == "frame" || f[1] == "step") && strings.Contains(f[3], "physics"):
 			frames++
 		}

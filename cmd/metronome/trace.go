@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/metronome-rt/metronome/runtime/sched"
@@ -33,6 +32,7 @@ type recorder struct {
 
 	jobs     []*jobLane
 	byID     map[uint64]*jobLane
+	byKey    map[string]*jobLane // keyed timers' lanes
 	facets   []*facetLane
 	byFacet  map[string]*facetLane
 	pauses   []span
@@ -46,13 +46,21 @@ type recorder struct {
 // span is [From, To] of elapsed time.
 type span struct{ From, To temporal.Duration }
 
-// jobLane is one job's fires as arithmetic runs.
+// jobLane is one job's fires as arithmetic runs, and how it ended: a keyed
+// timer's lane holds every generation of its key.
 type jobLane struct {
-	ID    uint64
+	ID    uint64 // the first job's (a key's first generation's)
 	Kind  sched.Kind
-	Label string
+	Label string // where the script scheduled it (file:line)
+	Key   string // a keyed timer's key
+	First temporal.Duration
 	Runs  []fireRun
 	Count int
+
+	Cancels, Drops []fireRun // when a job (a generation) was cancelled or dropped
+	Fails          []fireRun // when a callback failed
+	Skips          []skipRun // ticks that reported skipped ones
+	Gens           uint64    // the highest generation seen
 }
 
 // fireRun is Count fires at First, First+Step, ...
@@ -62,6 +70,29 @@ type fireRun struct {
 }
 
 func (r fireRun) last() temporal.Duration { return r.First + r.Step*temporal.Duration(r.Count-1) }
+
+// addRun adds an event at at to runs, extending the last arithmetic run
+// when at continues it.
+func addRun(runs []fireRun, at temporal.Duration) []fireRun {
+	if n := len(runs); n > 0 {
+		run := &runs[n-1]
+		switch {
+		case run.Count == 1:
+			run.Step, run.Count = at-run.First, 2
+			return runs
+		case at == run.First+run.Step*temporal.Duration(run.Count):
+			run.Count++
+			return runs
+		}
+	}
+	return append(runs, fireRun{First: at, Count: 1})
+}
+
+// skipRun is ticks at the times of Run that each reported N skipped ticks.
+type skipRun struct {
+	Run fireRun
+	N   int64
+}
 
 // facetLane is the frames in which one facet ran, as spans of consecutive
 // frames.
@@ -73,7 +104,7 @@ type facetLane struct {
 }
 
 func newRecorder(mode traceMode, out io.Writer, flushEach, keep bool) *recorder {
-	r := &recorder{all: mode == traceAll, keep: keep, byID: map[uint64]*jobLane{}, byFacet: map[string]*facetLane{}}
+	r := &recorder{all: mode == traceAll, keep: keep, byID: map[uint64]*jobLane{}, byKey: map[string]*jobLane{}, byFacet: map[string]*facetLane{}}
 	if mode != traceOff && out != nil {
 		r.out, r.flushEach = bufio.NewWriter(out), flushEach
 	}
@@ -95,44 +126,79 @@ func (r *recorder) line(fields ...string) {
 	}
 }
 
+// fire records what the scheduler's observer reported: a fire, or a job
+// (a keyed generation) cancelled or dropped.
 func (r *recorder) fire(at temporal.Duration, f sched.Fire) {
-	r.fires++
+	if f.Event == sched.EventFire {
+		r.fires++
+	}
 	if r.out != nil {
-		label := f.Label
-		if label == "" {
-			label = "-"
-		}
-		fields := []string{at.DecimalSeconds(), f.Kind.String(), "#" + strconv.FormatUint(f.ID, 10), label}
-		if f.Kind == sched.KindRecurrence {
-			fields = append(fields, "occurrence "+strconv.Itoa(f.ScheduledIndex))
-		}
-		if f.Kind == sched.KindTimer {
-			fields = append(fields, keyedTraceFields(f)...)
-		}
-		r.line(fields...)
+		r.line(jobTraceFields(at, f)...)
 	}
 	if !r.keep {
 		return
 	}
-	l := r.byID[f.ID]
-	if l == nil {
-		l = &jobLane{ID: f.ID, Kind: f.Kind, Label: laneLabelOf(f)}
-		r.byID[f.ID] = l
-		r.jobs = append(r.jobs, l)
+	l := r.lane(at, f)
+	switch f.Event {
+	case sched.EventCancel:
+		l.Cancels = addRun(l.Cancels, at)
+		return
+	case sched.EventDrop:
+		l.Drops = addRun(l.Drops, at)
+		return
 	}
 	l.Count++
-	if n := len(l.Runs); n > 0 {
-		run := &l.Runs[n-1]
+	l.Runs = addRun(l.Runs, at)
+	if f.SkippedTicks > 0 {
+		l.Skips = addSkip(l.Skips, at, f.SkippedTicks)
+	}
+}
+
+// addSkip adds a tick at at that reported n skipped ones, extending the
+// last run when it has the same n and at continues it.
+func addSkip(skips []skipRun, at temporal.Duration, n int64) []skipRun {
+	if k := len(skips); k > 0 && skips[k-1].N == n {
+		run := &skips[k-1].Run
 		switch {
 		case run.Count == 1:
 			run.Step, run.Count = at-run.First, 2
-			return
+			return skips
 		case at == run.First+run.Step*temporal.Duration(run.Count):
 			run.Count++
-			return
+			return skips
 		}
 	}
-	l.Runs = append(l.Runs, fireRun{First: at, Count: 1})
+	return append(skips, skipRun{Run: fireRun{First: at, Count: 1}, N: n})
+}
+
+// lane returns the lane of f's job, made at at if it is new: one per job,
+// one per key for keyed timers (whatever the generation).
+func (r *recorder) lane(at temporal.Duration, f sched.Fire) *jobLane {
+	l := r.byID[f.ID]
+	if l == nil && f.Kind == sched.KindTimer {
+		l = r.byKey[f.Key]
+		if l != nil {
+			r.byID[f.ID] = l
+		}
+	}
+	if l == nil {
+		l = &jobLane{ID: f.ID, Kind: f.Kind, Label: f.Label, Key: f.Key, First: at}
+		r.byID[f.ID] = l
+		if f.Kind == sched.KindTimer {
+			r.byKey[f.Key] = l
+		}
+		r.jobs = append(r.jobs, l)
+	}
+	l.Gens = max(l.Gens, f.Generation)
+	return l
+}
+
+// failed records that job id's callback failed at at, when the job has a
+// lane (it fired, so it has one).
+func (r *recorder) failed(at temporal.Duration, id uint64) {
+	if l := r.byID[id]; l != nil && r.keep {
+		l.Fails = addRun(l.Fails, at)
+	}
 }
 
 // frame records a frame of kind "frame" or "step" from..to that ran facets.

@@ -36,11 +36,15 @@ type luaLoop struct {
 	limit   int     // run-all's loop limit; 0 none
 	tasks   int     // tasks and microtasks run in this window
 	names   map[string]bool
+
+	trace  *loopTrace // the state's (looptrace.go)
+	number int        // the loop's number in its state, from 1
 }
 
 type microtask struct {
-	fn   *lua.LFunction
-	args []lua.LValue
+	fn    *lua.LFunction
+	args  []lua.LValue
+	label string // where it was queued, while traced
 }
 
 func (*luaLoop) luaTypeName() string { return eventLoopType }
@@ -107,7 +111,9 @@ func eventLoopNew(L *lua.LState) int {
 		}
 	}
 	main := L.G.MainThread
-	l := &luaLoop{main: main, cbs: callbacksOf(main), names: map[string]bool{}}
+	l := &luaLoop{main: main, cbs: callbacksOf(main), names: map[string]bool{}, trace: loopTraceOf(main)}
+	l.trace.loops++
+	l.number = l.trace.loops
 	l.host = &loopHost{SimpleHost: loop.NewSimpleHost(clock), l: l}
 	l.s = l.host.Scheduler()
 	l.s.SetTaskHook(l.taskEnded)
@@ -279,6 +285,7 @@ func (l *luaLoop) checkpoint() {
 		m := l.micro[i]
 		l.micro[i] = microtask{}
 		l.tasks++
+		l.traced("microtask", 0, m.label)
 		l.call("microtask", 0, m.fn, m.args)
 	}
 	l.micro = l.micro[:0]
@@ -345,14 +352,17 @@ var eventLoopMethods = map[string]lua.LGFunction{
 	"queue-task": func(L *lua.LState) int {
 		l := checkLoop(L, "queue-task")
 		fn := checkFunction(L, 2, "queue-task", "callback")
-		args := extraArgs(L, 3)
-		l.s.QueueTask(func() { l.call("task", 0, fn, args) })
+		args, at := extraArgs(L, 3), l.tracePosition(L)
+		l.s.QueueTask(func() {
+			l.traced("task", 0, at)
+			l.call("task", 0, fn, args)
+		})
 		return 0
 	},
 	"queue-microtask": func(L *lua.LState) int {
 		l := checkLoop(L, "queue-microtask")
 		fn := checkFunction(L, 2, "queue-microtask", "callback")
-		l.micro = append(l.micro, microtask{fn, extraArgs(L, 3)})
+		l.micro = append(l.micro, microtask{fn, extraArgs(L, 3), l.tracePosition(L)})
 		return 0
 	},
 	"request-animation-frame": func(L *lua.LState) int {
@@ -360,7 +370,9 @@ var eventLoopMethods = map[string]lua.LGFunction{
 		l := checkLoop(L, name)
 		fn := checkFunction(L, 2, name, "callback")
 		var id int
+		pos := l.tracePosition(L)
 		id = l.s.RequestFrame(func(at time.Duration) {
+			l.traced("frame", id, pos)
 			l.call("frame", id, fn, []lua.LValue{lua.LNumber(msOf(at))})
 		})
 		L.Push(lua.LNumber(id))
@@ -495,7 +507,11 @@ func setLoopTimer(L *lua.LState, name string, repeat bool) int {
 		kind = "interval"
 	}
 	var id int
-	id, err := l.s.SetTimer(func() { l.call(kind, id, fn, args) }, d, repeat)
+	pos := l.tracePosition(L)
+	id, err := l.s.SetTimer(func() {
+		l.traced(kind, id, pos)
+		l.call(kind, id, fn, args)
+	}, d, repeat)
 	if err != nil {
 		raise(L, "%s: %v", name, err)
 	}
@@ -594,11 +610,15 @@ func (s *luaSource) Ready() bool {
 
 // Run runs the source's task: run() returning false means it had none.
 func (s *luaSource) Run() (bool, error) {
+	s.l.traced("source", 0, s.info.Name)
 	return s.l.call1("source", s.run, s.info.Name) != lua.LFalse, nil
 }
 
 // Settled runs a settle source's run after the empty task it shared.
-func (s *luaSource) Settled() { s.l.call1("source", s.run, s.info.Name) }
+func (s *luaSource) Settled() {
+	s.l.traced("source", 0, s.info.Name)
+	s.l.call1("source", s.run, s.info.Name)
+}
 
 // deadlineSource is a luaSource with a deadline function.
 type deadlineSource struct{ *luaSource }

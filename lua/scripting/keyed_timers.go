@@ -276,7 +276,7 @@ func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
 var timerMethods = map[string]lua.LGFunction{
 	"cancel": func(L *lua.LState) int { L.Push(timerCompletion(L, checkTimer(L, "cancel"))); return 1 },
 	"drop": func(L *lua.LState) int {
-		timerCompletion(L, checkTimer(L, "drop"))
+		checkTimer(L, "drop").t.Drop() // an observer sees a drop; the completion stays the cancel's
 		L.Push(lua.LTrue)
 		return 1
 	},

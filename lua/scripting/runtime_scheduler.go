@@ -232,15 +232,21 @@ var schedulerMethods = map[string]lua.LGFunction{
 func pushTrace(L *lua.LState, fires []sched.Fire) {
 	list := L.CreateTable(len(fires), 0)
 	for _, f := range fires {
-		r := newRecord(L, 4)
+		r := newRecord(L, 5)
+		r.RawSetString("event", lua.LString(f.Event.String()))
 		r.RawSetString("at", newInstant(L, f.At))
 		r.RawSetString("id", lua.LNumber(f.ID))
 		r.RawSetString("kind", lua.LString(f.Kind.String()))
 		if f.ScheduledIndex > 0 {
 			r.RawSetString("scheduled-index", lua.LNumber(f.ScheduledIndex))
 		}
-		if f.Kind == sched.KindTimer {
+		switch {
+		case f.Kind != sched.KindTimer:
+		case f.Event == sched.EventFire:
 			keyedTraceFields(r, f)
+		default: // a cancelled or dropped generation: no tick
+			r.RawSetString("key", lua.LString(f.Key))
+			r.RawSetString("generation", lua.LNumber(f.Generation))
 		}
 		list.Append(r)
 	}

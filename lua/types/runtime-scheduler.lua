@@ -53,8 +53,9 @@
 ---@field key? any a keyed timer's or a debounced key
 ---@field generation? integer a keyed timer's generation
 
----One fire, as trace() records it.
+---One fire, cancel or drop, as trace() records it.
 ---@class RuntimeScheduler.TraceRecord
+---@field event "fire"|"cancel"|"drop" a fire at the job's deadline; a cancel or drop when it happened
 ---@field at Temporal.Instant
 ---@field id integer
 ---@field kind string

@@ -42,6 +42,16 @@
 // drops the ticks due under the old authority. Clear and Drop cancel keyed
 // timers too.
 //
+// # Observing
+//
+// SetObserver's function sees each callback just before it runs (a Fire
+// with Event EventFire, at the job's deadline) and each job whose pending
+// work stops (EventCancel: Handle.Cancel, Clear, Group.Clear,
+// Timer.Cancel, a key registered again; EventDrop: Handle.Drop,
+// Timer.Drop, Drop), once, at Now() when it stops; Clear and Drop report
+// in (deadline, creation) order. A one-shot that fired, or a job stopped
+// before, reports nothing. With no observer every path pays one nil check.
+//
 // # Errors
 //
 // A callback error stops the drain and is returned, wrapped in a *JobError.

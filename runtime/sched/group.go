@@ -49,7 +49,10 @@ func (g *Group) Clear() error {
 	if err := g.s.check("Clear"); err != nil {
 		return err
 	}
-	g.s.cancelTimers(g)
+	if g.s.observer != nil {
+		g.s.observeClear(EventCancel, g)
+	}
+	g.s.cancelTimers(g, EventCancel)
 	var mine []timerq.ID
 	g.s.q.Each(func(id timerq.ID, _ int64, key uint64, p ref) bool {
 		if ext := extOf(key, p); ext != nil && ext.group == g && key&tagMask != tagTimer {

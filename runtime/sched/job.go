@@ -170,17 +170,23 @@ func (h Handle) Active() bool { return h.live() }
 // callback that is running; called from inside an interval's own callback it
 // ends the rest of that interval's catch-up (and returns true). It works on
 // a dropped scheduler too (and returns false: Drop cancelled everything).
-func (h Handle) Cancel() bool {
+func (h Handle) Cancel() bool { return h.stop(EventCancel) }
+
+// Drop cancels the job, releases what the handle holds and reports, as
+// Cancel does, whether it stopped a pending job. An observer sees a drop
+// rather than a cancel.
+func (h Handle) Drop() bool { return h.stop(EventDrop) }
+
+func (h Handle) stop(ev Event) bool {
 	if h.s == nil {
 		return false
 	}
 	p, ok := h.s.q.RemoveSeq(h.qid, h.key)
 	if ok {
+		if h.s.observer != nil {
+			h.s.observeStop(ev, h.key, p)
+		}
 		h.s.released(h.qid, h.key, p)
 	}
 	return ok
 }
-
-// Drop cancels the job, releases what the handle holds and reports, as
-// Cancel does, whether it stopped a pending job.
-func (h Handle) Drop() bool { return h.Cancel() }

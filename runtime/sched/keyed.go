@@ -340,9 +340,17 @@ func (t *Timer) Running() bool { return t.running }
 // the generation's one Completion, the same for every call: done at once
 // when no handler is running (OnCancel runs inside Cancel), else when the
 // running handler ends, which Cancel does not interrupt.
-func (t *Timer) Cancel() *Completion {
+func (t *Timer) Cancel() *Completion { return t.stop(EventCancel) }
+
+// Drop is Cancel; an observer sees a drop rather than a cancel.
+func (t *Timer) Drop() *Completion { return t.stop(EventDrop) }
+
+func (t *Timer) stop(ev Event) *Completion {
 	if t.done != nil {
 		return t.done
+	}
+	if t.s.observer != nil {
+		t.s.observeStop(ev, t.key, ref(t))
 	}
 	t.done = &Completion{}
 	t.canceled = true
@@ -529,7 +537,7 @@ func (s *Scheduler) handlerEnded(t *Timer) {
 // their resumption goes back in after the clear, since a running handler is
 // never interrupted. On a dropped scheduler nothing can resume: their
 // generations end now.
-func (s *Scheduler) cancelTimers(g *Group) []*Timer {
+func (s *Scheduler) cancelTimers(g *Group, ev Event) []*Timer {
 	if s.keyed == nil {
 		return nil
 	}
@@ -537,7 +545,7 @@ func (s *Scheduler) cancelTimers(g *Group) []*Timer {
 	for t := s.keyed.live; t != nil; {
 		next := t.next
 		if g == nil || t.ext.group == g {
-			t.Cancel()
+			t.stop(ev)
 			switch {
 			case !t.running:
 			case s.dropped:

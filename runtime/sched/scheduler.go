@@ -55,8 +55,10 @@ type Scheduler struct {
 	keyed *keyedState // keyed timers (keyed.go); nil until the first
 }
 
-// Fire describes one callback about to run; see SetObserver.
+// Fire describes one callback about to run, or, with Event set, pending
+// work that stopped; see SetObserver.
 type Fire struct {
+	Event          Event // EventFire unless the job was cancelled or dropped
 	At             temporal.Instant
 	ID             uint64
 	Kind           Kind
@@ -101,8 +103,9 @@ func (s *Scheduler) Dropped() bool { return s.dropped }
 // whether the caller is inside one of this scheduler's callbacks.
 func (s *Scheduler) Running() bool { return s.running }
 
-// SetObserver installs fn to be called just before each callback runs, or
-// removes it when fn is nil. Tracing costs nothing while it is nil.
+// SetObserver installs fn to be called just before each callback runs and
+// when pending work is cancelled or dropped (see Event), or removes it when
+// fn is nil. Tracing costs nothing while it is nil.
 func (s *Scheduler) SetObserver(fn func(Fire)) { s.observer = fn }
 
 // SetLoopLimit sets how many jobs callbacks may schedule for the instant
@@ -439,12 +442,15 @@ func (s *Scheduler) Clear() error {
 	if err := s.check("Clear"); err != nil {
 		return err
 	}
-	s.clear()
+	s.clear(EventCancel)
 	return nil
 }
 
-func (s *Scheduler) clear() {
-	running := s.cancelTimers(nil)
+func (s *Scheduler) clear(ev Event) {
+	if s.observer != nil {
+		s.observeClear(ev, nil)
+	}
+	running := s.cancelTimers(nil, ev)
 	s.q.Clear()
 	defer s.requeueRunning(running)
 	// The extensions are left to the GC with the chunks, rather than
@@ -457,7 +463,7 @@ func (s *Scheduler) clear() {
 // drain after that callback.
 func (s *Scheduler) Drop() {
 	s.dropped = true
-	s.clear()
+	s.clear(EventDrop)
 }
 
 // JobInfo describes a pending job, as List reports it.

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"strconv"
+
+	"github.com/metronome-rt/metronome/lua/scripting"
+	"github.com/metronome-rt/metronome/runtime/sched"
+	"github.com/metronome-rt/metronome/temporal"
+)
+
+// loop writes the line of a task a script's event loop is about to run:
+//
+//	ELAPSED  loop  KIND  #ID  LABEL  loop N  at LOOP-TIME
+//
+// ELAPSED is the host's, LOOP-TIME the loop's own clock; #ID and LABEL
+// are - when the task has none.
+func (r *recorder) loop(at temporal.Duration, e scripting.LoopEvent) {
+	id, label := "-", e.Label
+	if e.ID > 0 {
+		id = "#" + strconv.Itoa(e.ID)
+	}
+	if label == "" {
+		label = "-"
+	}
+	r.line(at.DecimalSeconds(), "loop", e.Kind, id, label, "loop "+strconv.Itoa(e.Loop), "at "+temporal.Duration(e.At).DecimalSeconds())
+}
+
+// jobTraceFields are the fields of a job's trace line. A fire:
+//
+//	ELAPSED  KIND  #ID  LABEL[  occurrence N][  key "k"  generation G  delivery D  scheduled S  skipped K]
+//
+// A cancel or a drop names the event where a fire names the kind, and the
+// kind after the label:
+//
+//	ELAPSED  cancel  #ID  LABEL  KIND[  key "k"  generation G]
+func jobTraceFields(at temporal.Duration, f sched.Fire) []string {
+	label := f.Label
+	if label == "" {
+		label = "-"
+	}
+	id := "#" + strconv.FormatUint(f.ID, 10)
+	if f.Event != sched.EventFire {
+		fields := []string{at.DecimalSeconds(), f.Event.String(), id, label, f.Kind.String()}
+		if f.Kind == sched.KindTimer {
+			fields = append(fields, "key "+strconv.Quote(f.Key), "generation "+strconv.FormatUint(f.Generation, 10))
+		}
+		return fields
+	}
+	fields := []string{at.DecimalSeconds(), f.Kind.String(), id, label}
+	switch f.Kind {
+	case sched.KindRecurrence:
+		fields = append(fields, "occurrence "+strconv.Itoa(f.ScheduledIndex))
+	case sched.KindTimer:
+		fields = append(fields, keyedTraceFields(f)...)
+	}
+	return fields
+}
+
+// keyedTraceFields are a keyed tick's trace fields: its key, generation
+// and the three indices.
+func keyedTraceFields(f sched.Fire) []string {
+	return []string{
+		"key " + strconv.Quote(f.Key),
+		"generation " + strconv.FormatUint(f.Generation, 10),
+		"delivery " + strconv.FormatInt(f.DeliveryIndex, 10),
+		"scheduled " + strconv.Itoa(f.ScheduledIndex),
+		"skipped " + strconv.FormatInt(f.SkippedTicks, 10),
+	}
+}
