@@ -12,7 +12,7 @@ import (
 
 // Sharded is a [Wheel] that many goroutines may Add to and Remove from at
 // once: shards wheels, each behind its own mutex, with an Add going to a
-// shard picked at random. One goroutine at a time moves them (Due, Next).
+// shard picked at random (the next one if that one is locked). One goroutine at a time moves them (Due, Next).
 //
 // Memory ordering: every field of a shard's wheel is read and written only
 // with that shard's mutex held, so each shard is linearizable on its own:
@@ -35,7 +35,7 @@ type shard[V any] struct {
 	mu  sync.Mutex
 	w   *Wheel[V]
 	seq uint64
-	_   [40]byte // keeps neighbouring shards' locks off one cache line
+	_   [104]byte // 128 bytes a shard: no two shards' fields share a cache line
 }
 
 type due[V any] struct {
@@ -94,7 +94,11 @@ func (s *Sharded[V]) Add(when int64, v V) (Handle, error) {
 		i = uint32(rand.Uint64()) & uint32(len(s.shards)-1)
 	}
 	sh := &s.shards[i]
-	sh.mu.Lock()
+	if !sh.mu.TryLock() { // taken: the next shard is likely free
+		i = (i + 1) & uint32(len(s.shards)-1)
+		sh = &s.shards[i]
+		sh.mu.Lock()
+	}
 	if s.stopped.Load() {
 		sh.mu.Unlock()
 		return Handle{}, ErrStopped

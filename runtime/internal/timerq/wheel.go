@@ -67,7 +67,7 @@ func (g Geometry) Validate() error {
 const (
 	noEntry   = -1                // an empty list, the end of a list
 	freeEntry = math.MinInt32     // prev of a free entry
-	pageBits  = 12                // entries per arena page: 4096
+	pageBits  = 10                // entries per arena page: 1024
 	pageMask  = 1<<pageBits - 1   //
 	maxWheel  = 1<<30 - 1         // entries a wheel holds at most
 	listBase  = math.MinInt32 + 1 // prev = listBase + list for a list's first entry
@@ -94,13 +94,16 @@ type Wheel[V any] struct {
 	size  int32         // IDs handed out so far (the arena's high water)
 	n     int           // pending entries
 
-	heads []int32  // first entry of each list, by list (levels, overflow, ready)
-	occ   []uint64 // a bit per level slot: its list is not empty
-	off   []int    // first list of each level
-	slots []int    // slots per level
-	unit  []uint64 // slot width per level, ns
-	span  []uint64 // level width, ns (unit * slots)
-	end   []uint64 // end of the current rotation of each level (relative ns)
+	heads []int32   // first entry of each list, by list (levels, overflow, ready)
+	occ   []uint64  // a bit per level slot: its list is not empty
+	off   []int     // first list of each level
+	slots []int     // slots per level
+	unit  []uint64  // slot width per level, ns
+	udiv  []divider // divides by unit
+	span  []uint64  // level width, ns (unit * slots)
+	end   []uint64  // end of the current rotation of each level (relative ns)
+	idx   []int     // the slot of each level that cur is in
+	sEnd  []uint64  // the end of that slot (relative ns)
 
 	overflow, ready int // list numbers
 	readyTail       int32
@@ -133,12 +136,16 @@ func NewWheel[V any](g Geometry, start int64) (*Wheel[V], error) {
 	w.off = make([]int, levels)
 	w.slots = slices.Clone(g.Slots)
 	w.unit = make([]uint64, levels)
+	w.udiv = make([]divider, levels)
 	w.span = make([]uint64, levels)
 	w.end = make([]uint64, levels)
+	w.idx = make([]int, levels)
+	w.sEnd = make([]uint64, levels)
 	u, total := uint64(g.Tick), 0
 	for i, n := range g.Slots {
 		w.off[i] = total
 		w.unit[i] = u
+		w.udiv[i] = newDivider(u)
 		u *= uint64(n)
 		w.span[i] = u
 		total += n
@@ -156,7 +163,10 @@ func NewWheel[V any](g Geometry, start int64) (*Wheel[V], error) {
 		w.origin -= g.Tick
 	}
 	w.done, w.fresh = start, true
-	w.setEnds()
+	for l := range w.idx { // before the first slot of the first rotation
+		w.idx[l], w.end[l] = -1, w.span[l]
+	}
+	w.setCur(0)
 	return w, nil
 }
 
@@ -176,15 +186,37 @@ func (w *Wheel[V]) valid(id ID) bool {
 	return id >= 0 && int32(id) < w.size && w.at(int32(id)).prev != freeEntry
 }
 
-// setEnds recomputes the end of each level's current rotation from cur.
-func (w *Wheel[V]) setEnds() {
-	for l, s := range w.span {
-		e := (w.cur/s + 1) * s
-		if e < w.cur { // past 2^64: everything later fits
-			e = math.MaxUint64
+// setCur moves cur to n, at or after it, and returns the highest level
+// whose current slot changed (-1 if none). A level's slot, and its
+// rotation, are computed again only when n leaves them, and one step to
+// the next slot is an increment: a drain that walks the finest level
+// slot by slot divides only when it enters a slot of a coarser one.
+func (w *Wheel[V]) setCur(n uint64) int {
+	w.cur = n
+	top := -1
+	for l, u := range w.unit {
+		if n < w.sEnd[l] {
+			break // the slots above contain this one
 		}
-		w.end[l] = e
+		top = l
+		if n == w.sEnd[l] && w.idx[l]+1 < w.slots[l] {
+			w.idx[l]++
+			w.sEnd[l] += u
+			continue
+		}
+		if n >= w.end[l] {
+			s := w.span[l]
+			e := (n/s + 1) * s
+			if e < n { // past 2^64: everything later fits
+				e = math.MaxUint64
+			}
+			w.end[l] = e
+		}
+		start := w.end[l] - w.span[l]
+		w.idx[l] = int(w.udiv[l].div(n - start))
+		w.sEnd[l] = start + uint64(w.idx[l]+1)*u
 	}
+	return top
 }
 
 // rel returns when relative to the origin. Only deadlines after done, so
@@ -232,7 +264,7 @@ func (w *Wheel[V]) place(id int32, e *wentry[V]) {
 	for l, end := range w.end {
 		if r < end {
 			start := end - w.span[l]
-			w.link(w.off[l]+int((r-start)/w.unit[l]), id, e)
+			w.link(w.off[l]+int(w.udiv[l].div(r-start)), id, e)
 			return
 		}
 	}
@@ -408,17 +440,12 @@ func (w *Wheel[V]) Next() (when int64, ok bool) {
 	return best, true
 }
 
-// index returns the slot of level l that relative time r falls in.
-func (w *Wheel[V]) index(l int, r uint64) int {
-	return int(r/w.unit[l]) % w.slots[l]
-}
-
 // firstSlot returns the first non-empty slot list after the current one on
 // the lowest level that has one (the current finest slot included when
 // withCur): the one holding the earliest entry. -1 if the levels are empty.
 func (w *Wheel[V]) firstSlot(withCur bool) int {
 	for l := range w.slots {
-		i := w.index(l, w.cur)
+		i := w.idx[l]
 		if l > 0 || !withCur {
 			i++
 		}
@@ -467,7 +494,7 @@ func (w *Wheel[V]) advance(upTo int64) {
 	last := u - u%w.unit[0] // the finest slot upTo falls in
 	w.scratch = w.scratch[:0]
 	for {
-		w.take(w.index(0, w.cur), u)
+		w.take(w.idx[0], u)
 		if w.cur == last {
 			break
 		}
@@ -484,21 +511,6 @@ func (w *Wheel[V]) advance(upTo int64) {
 	if len(w.scratch) == 0 {
 		return
 	}
-	slices.SortFunc(w.scratch, func(a, b wkey) int {
-		if a.when != b.when {
-			if a.when < b.when {
-				return -1
-			}
-			return 1
-		}
-		if a.seq < b.seq {
-			return -1
-		}
-		if a.seq > b.seq {
-			return 1
-		}
-		return 0
-	})
 	// Everything taken is later than everything already ready.
 	for _, k := range w.scratch {
 		e := w.at(k.id)
@@ -515,6 +527,7 @@ func (w *Wheel[V]) advance(upTo int64) {
 // take moves the entries of finest slot i due by u into scratch.
 func (w *Wheel[V]) take(i int, u uint64) {
 	list := w.off[0] + i
+	from := len(w.scratch)
 	for p := w.heads[list]; p != noEntry; {
 		e := w.at(p)
 		next := e.next
@@ -523,6 +536,29 @@ func (w *Wheel[V]) take(i int, u uint64) {
 			w.scratch = append(w.scratch, wkey{e.when, e.seq, p})
 		}
 		p = next
+	}
+	sortKeys(w.scratch[from:]) // slots come in order: sort each alone
+}
+
+// sortKeys sorts a slot's due entries by key: by insertion when there are
+// few, as there usually are.
+func sortKeys(s []wkey) {
+	if len(s) > 12 {
+		slices.SortFunc(s, func(a, b wkey) int {
+			if before(a.when, a.seq, b.when, b.seq) {
+				return -1
+			}
+			return 1
+		})
+		return
+	}
+	for i := 1; i < len(s); i++ {
+		k := s[i]
+		j := i
+		for ; j > 0 && before(k.when, k.seq, s[j-1].when, s[j-1].seq); j-- {
+			s[j] = s[j-1]
+		}
+		s[j] = k
 	}
 }
 
@@ -546,17 +582,14 @@ func (w *Wheel[V]) overflowMin() uint64 {
 // levels (and of the overflow level, when n enters a new rotation of the
 // top) are placed again, top level first, each straight onto its level.
 func (w *Wheel[V]) moveTo(n uint64) {
-	old := w.cur
-	w.cur = n
-	w.setEnds()
 	top := len(w.span) - 1
-	if n/w.span[top] != old/w.span[top] && w.heads[w.overflow] != noEntry && w.ovMin < w.end[top] {
+	newRotation := n >= w.end[top]
+	crossed := w.setCur(n)
+	if newRotation && w.heads[w.overflow] != noEntry && w.ovMin < w.end[top] {
 		w.refill()
 	}
-	for l := top; l >= 1; l-- {
-		if n/w.unit[l] != old/w.unit[l] {
-			w.cascade(w.off[l] + w.index(l, n))
-		}
+	for l := crossed; l >= 1; l-- {
+		w.cascade(w.off[l] + w.idx[l])
 	}
 }
 
