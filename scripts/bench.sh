@@ -34,6 +34,11 @@ bench ./runtime/sched '^BenchmarkDrain1M$' 3x
 bench ./runtime/sched '^BenchmarkMemoryPerPendingOnce$' 1x
 # The deadline queue alone.
 bench ./runtime/internal/timerq '^Benchmark(Heap|ContainerHeap)$' "$BENCHTIME"
+# The timer wheel beside the heap and time.AfterFunc, and the 24-hour virtual
+# run on both queues (about 61 million fires each); the service's Schedule+Stop.
+bench ./runtime/internal/timerq '^BenchmarkInsertCancel$' "$BENCHTIME"
+bench ./runtime/internal/timerq '^Benchmark(MemoryPerPending|VirtualDay)$' 1x
+bench ./runtime/driver '^BenchmarkServiceScheduleStop$' "$BENCHTIME"
 # Scene W1: one whole scene per peer (2,560,973 fires each).
 bench ./bench '^BenchmarkW1$' 1x
 # Scene W1 on @sinonjs/fake-timers under Node, when node and npm are here.
