@@ -168,8 +168,9 @@
 // behave as the heap's: dense, the last released reused first, and a stale
 // ID is caught by its seq ([Wheel.RemoveSeq]). The arena does not shrink.
 //
-// The wheel's time starts at the start given to [NewWheel]; deadlines
-// before it are already due. NewWheel reports a geometry [Geometry.Validate]
+// A Wheel comes from [NewWheel] (the zero Wheel is not ready to use), and
+// its time starts at the start given there; deadlines before it are
+// already due. NewWheel reports a geometry [Geometry.Validate]
 // rejects: a Tick <= 0, no levels or more than 8, a level of fewer than 2
 // or more than 2^20 slots, more than 2^22 slots in all, or a horizon past
 // 2^63-1 ns.

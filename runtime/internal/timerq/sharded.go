@@ -143,18 +143,7 @@ func (s *Sharded[V]) Due(upTo int64, fn func(when int64, v V)) int {
 		sh.mu.Unlock()
 	}
 	if len(s.shards) > 1 {
-		slices.SortFunc(b, func(x, y due[V]) int {
-			if x.when != y.when {
-				if x.when < y.when {
-					return -1
-				}
-				return 1
-			}
-			if x.seq < y.seq {
-				return -1
-			}
-			return 1
-		})
+		slices.SortFunc(b, func(x, y due[V]) int { return cmpKey(x.when, x.seq, y.when, y.seq) })
 	}
 	var zero V
 	for i := range b {

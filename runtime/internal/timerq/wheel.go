@@ -505,7 +505,7 @@ func (w *Wheel[V]) advance(upTo int64) {
 			m := w.overflowMin()
 			n = min(n, m-m%w.span[len(w.span)-1])
 		}
-		w.moveTo(max(n, w.cur+w.unit[0]))
+		w.moveTo(max(n, w.cur+w.unit[0]), u)
 	}
 	w.done = upTo
 	if len(w.scratch) == 0 {
@@ -540,26 +540,68 @@ func (w *Wheel[V]) take(i int, u uint64) {
 	sortKeys(w.scratch[from:]) // slots come in order: sort each alone
 }
 
-// sortKeys sorts a slot's due entries by key: by insertion when there are
-// few, as there usually are.
+// cmpKey compares key (w1, s1) with key (w2, s2).
+func cmpKey(w1 int64, s1 uint64, w2 int64, s2 uint64) int {
+	switch {
+	case before(w1, s1, w2, s2):
+		return -1
+	case before(w2, s2, w1, s1):
+		return 1
+	}
+	return 0
+}
+
+// sortKeys sorts a slot's due entries by key: a quicksort (median of
+// three) down to runs of 16, finished by insertion, with the comparisons
+// inline; a slot of a coarse level taken whole holds hundreds.
 func sortKeys(s []wkey) {
-	if len(s) > 12 {
-		slices.SortFunc(s, func(a, b wkey) int {
-			if before(a.when, a.seq, b.when, b.seq) {
-				return -1
+	for len(s) > 16 {
+		m := len(s) / 2
+		if s[m].less(s[0]) {
+			s[0], s[m] = s[m], s[0]
+		}
+		if s[len(s)-1].less(s[m]) {
+			s[m], s[len(s)-1] = s[len(s)-1], s[m]
+			if s[m].less(s[0]) {
+				s[0], s[m] = s[m], s[0]
 			}
-			return 1
-		})
-		return
+		}
+		p := s[m]
+		i, j := 0, len(s)-1
+		for i <= j {
+			for s[i].less(p) {
+				i++
+			}
+			for p.less(s[j]) {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		// Recurse into the smaller side, loop on the larger.
+		if j+1 < len(s)-i {
+			sortKeys(s[:j+1])
+			s = s[i:]
+		} else {
+			sortKeys(s[i:])
+			s = s[:j+1]
+		}
 	}
 	for i := 1; i < len(s); i++ {
 		k := s[i]
 		j := i
-		for ; j > 0 && before(k.when, k.seq, s[j-1].when, s[j-1].seq); j-- {
+		for ; j > 0 && k.less(s[j-1]); j-- {
 			s[j] = s[j-1]
 		}
 		s[j] = k
 	}
+}
+
+func (a wkey) less(b wkey) bool {
+	return a.when < b.when || a.when == b.when && a.seq < b.seq
 }
 
 // overflowMin returns the earliest relative deadline on the overflow level,
@@ -581,16 +623,44 @@ func (w *Wheel[V]) overflowMin() uint64 {
 // no pending entry in between: entries of the slots n enters on the upper
 // levels (and of the overflow level, when n enters a new rotation of the
 // top) are placed again, top level first, each straight onto its level.
-func (w *Wheel[V]) moveTo(n uint64) {
+// When the highest slot entered is due by u as a whole, and nothing was
+// placed below it first, its entries go straight to scratch instead: the
+// levels below hold nothing of its span, and a long drain moves each
+// entry down fewer times.
+func (w *Wheel[V]) moveTo(n, u uint64) {
 	top := len(w.span) - 1
 	newRotation := n >= w.end[top]
 	crossed := w.setCur(n)
+	refilled := false
 	if newRotation && w.heads[w.overflow] != noEntry && w.ovMin < w.end[top] {
 		w.refill()
+		refilled = true
 	}
 	for l := crossed; l >= 1; l-- {
-		w.cascade(w.off[l] + w.idx[l])
+		list := w.off[l] + w.idx[l]
+		if l == crossed && !refilled && w.sEnd[l]-1 <= u {
+			w.takeAll(list)
+			return
+		}
+		w.cascade(list)
 	}
+}
+
+// takeAll moves every entry of list into scratch, sorted.
+func (w *Wheel[V]) takeAll(list int) {
+	p := w.heads[list]
+	if p == noEntry {
+		return
+	}
+	w.heads[list] = noEntry
+	w.occ[list>>6] &^= 1 << (list & 63)
+	from := len(w.scratch)
+	for p != noEntry {
+		e := w.at(p)
+		w.scratch = append(w.scratch, wkey{e.when, e.seq, p})
+		p = e.next
+	}
+	sortKeys(w.scratch[from:])
 }
 
 // cascade places the entries of list again, relative to the current time.

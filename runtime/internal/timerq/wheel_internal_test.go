@@ -25,3 +25,21 @@ func TestDivider(t *testing.T) {
 		}
 	}
 }
+
+func TestSortKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 2, 15, 16, 17, 100, 1000, 5000} {
+		for _, spread := range []int64{1, 3, 1 << 40} {
+			s := make([]wkey, n)
+			for i := range s {
+				s[i] = wkey{when: r.Int64N(spread), seq: r.Uint64N(uint64(n) + 1), id: int32(i)}
+			}
+			sortKeys(s)
+			for i := 1; i < n; i++ {
+				if s[i].less(s[i-1]) {
+					t.Fatalf("n=%d spread=%d: out of order at %d", n, spread, i)
+				}
+			}
+		}
+	}
+}
