@@ -83,7 +83,8 @@
 // its shard is among them); the callback running finishes, and with Pool
 // the callbacks already handed over run; then the loop and every worker
 // exit. Stop returns nil when they are gone, or ctx.Err() first (they still
-// exit once the running callbacks return). It is idempotent.
+// exit once the running callbacks return). It is idempotent. A callback
+// that calls Stop gets ctx.Err() at best, since Stop waits for it.
 //
 // With ServiceOptions.Logger set, the service logs its decisions (sleep
 // until, idle, woken by an earlier deadline, fire, stop) and the wheel its

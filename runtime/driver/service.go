@@ -193,8 +193,9 @@ func (s *Service) loop() {
 	timer.Stop()
 	defer timer.Stop()
 	run := func(_ int64, f func()) { f() }
+	var batch []func() // Pool: the due callbacks, handed over under one lock
 	if s.pool != nil {
-		run = func(_ int64, f func()) { s.pool.put(f) }
+		run = func(_ int64, f func()) { batch = append(batch, f) }
 	}
 	for {
 		// Awake: every Schedule from here on sends a wake-up token, and the
@@ -205,8 +206,15 @@ func (s *Service) loop() {
 		default:
 		}
 		now := s.now()
-		if n := s.q.Due(now, run); n > 0 && s.log != nil {
-			s.trace("service: fire", slog.Int("due", n), slog.Duration("at", time.Duration(now)))
+		if n := s.q.Due(now, run); n > 0 {
+			if s.pool != nil {
+				s.pool.put(batch)
+				clear(batch)
+				batch = batch[:0]
+			}
+			if s.log != nil {
+				s.trace("service: fire", slog.Int("due", n), slog.Duration("at", time.Duration(now)))
+			}
 		}
 		next, ok := s.q.Next()
 		var expiry <-chan time.Time
@@ -270,19 +278,26 @@ func newPool(n int) *pool {
 	return p
 }
 
-func (p *pool) put(f func()) {
+// put queues fs in order and wakes as many workers.
+func (p *pool) put(fs []func()) {
 	p.mu.Lock()
-	if p.n == len(p.ring) {
-		r := make([]func(), 2*len(p.ring))
+	if p.n+len(fs) > len(p.ring) {
+		r := make([]func(), max(2*len(p.ring), p.n+len(fs)))
 		for i := range p.n {
 			r[i] = p.ring[(p.head+i)%len(p.ring)]
 		}
 		p.ring, p.head = r, 0
 	}
-	p.ring[(p.head+p.n)%len(p.ring)] = f
-	p.n++
+	for _, f := range fs {
+		p.ring[(p.head+p.n)%len(p.ring)] = f
+		p.n++
+	}
 	p.mu.Unlock()
-	p.cond.Signal()
+	if len(fs) == 1 {
+		p.cond.Signal()
+	} else {
+		p.cond.Broadcast()
+	}
 }
 
 func (p *pool) work() {
