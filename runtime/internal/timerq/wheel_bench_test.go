@@ -121,6 +121,7 @@ func benchInsertCancel(b *testing.B, impl string, readd bool, n, g int, d benchD
 			ts[i] = time.AfterFunc(time.Hour+time.Duration(d.keys[i&d.mask]), f)
 		}
 		defer func() {
+			b.StopTimer() // the clean-up is not the benchmark
 			for _, t := range ts {
 				t.Stop()
 			}
