@@ -11,8 +11,8 @@
 #   RAW        also keep the raw benchmark output in this file
 #   GO         the go command (default go)
 #
-# The whole report takes about 2 minutes on 2 cores with the defaults (about
-# 5.5 with COUNT=3); docs/benchmarks.md says what each figure measures. It
+# The whole report takes about 3 minutes on 2 cores with the defaults (about
+# 8 with COUNT=3); docs/benchmarks.md says what each figure measures. It
 # needs no network but the npm registry, for the Node peer (bench/node), and
 # the Go module proxy once, for golang.org/x/perf (bench/cmd/benchreport).
 set -euo pipefail
