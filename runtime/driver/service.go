@@ -198,13 +198,8 @@ func (s *Service) loop() {
 		run = func(_ int64, f func()) { batch = append(batch, f) }
 	}
 	for {
-		// Awake: every Schedule from here on sends a wake-up token, and the
-		// one already sent is dropped, since the shards are read below.
+		// Awake: every Schedule from here on sends a wake-up token.
 		s.target.Store(math.MaxInt64)
-		select {
-		case <-s.wake:
-		default:
-		}
 		now := s.now()
 		if n := s.q.Due(now, run); n > 0 {
 			if s.pool != nil {
@@ -215,6 +210,12 @@ func (s *Service) loop() {
 			if s.log != nil {
 				s.trace("service: fire", slog.Int("due", n), slog.Duration("at", time.Duration(now)))
 			}
+		}
+		// A token sent so far is for an Add that Next reads below: drop it,
+		// or a callback's own Schedule would wake the loop for nothing.
+		select {
+		case <-s.wake:
+		default:
 		}
 		next, ok := s.q.Next()
 		var expiry <-chan time.Time

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -365,4 +366,30 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.buf.Write(p)
+}
+
+// A callback's own Schedule wakes the loop only if it is due before the
+// loop's next deadline would be anyway: here never, so each deadline is
+// one wake-up.
+func TestServiceCallbackScheduleNoExtraWake(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newService(t, driver.ServiceOptions{})
+		var n atomic.Int32
+		var tick func()
+		tick = func() {
+			if n.Add(1) < 5 {
+				mustSchedule(t, s, time.Second, tick)
+			}
+		}
+		synctest.Wait() // the loop sleeps, idle
+		mustSchedule(t, s, time.Second, tick)
+		synctest.Wait() // the idle loop learns of it: one wake-up
+		time.Sleep(time.Minute)
+		if got := n.Load(); got != 5 {
+			t.Fatalf("%d ticks, want 5", got)
+		}
+		if w := driver.Wakes(s); w != 6 {
+			t.Fatalf("%d wake-ups, want 6 (the first Schedule, five deadlines)", w)
+		}
+	})
 }
