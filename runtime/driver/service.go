@@ -266,11 +266,12 @@ type pool struct {
 	ring    []func()
 	head, n int
 	closing bool
+	workers int
 	wg      sync.WaitGroup
 }
 
 func newPool(n int) *pool {
-	p := &pool{ring: make([]func(), 64)}
+	p := &pool{ring: make([]func(), 64), workers: n}
 	p.cond.L = &p.mu
 	p.wg.Add(n)
 	for range n {
@@ -279,7 +280,7 @@ func newPool(n int) *pool {
 	return p
 }
 
-// put queues fs in order and wakes as many workers.
+// put queues fs in order and wakes as many workers, at most all.
 func (p *pool) put(fs []func()) {
 	p.mu.Lock()
 	if p.n+len(fs) > len(p.ring) {
@@ -294,10 +295,8 @@ func (p *pool) put(fs []func()) {
 		p.n++
 	}
 	p.mu.Unlock()
-	if len(fs) == 1 {
+	for range min(len(fs), p.workers) { // no more wake-ups than work
 		p.cond.Signal()
-	} else {
-		p.cond.Broadcast()
 	}
 }
 
