@@ -249,12 +249,18 @@ func (m *model) remove(v int) bool {
 }
 
 // FuzzWheel runs a byte-coded workload through a wheel of a small geometry
-// and a sorted slice, and compares every pop, Next and Len.
+// (one of three, so that every level and the overflow are reached) and a
+// sorted slice, and compares every pop, Next and Len.
 func FuzzWheel(f *testing.F) {
 	f.Add([]byte{0, 5, 0, 200, 2, 3, 1, 0, 3, 250})
 	f.Add([]byte{0, 255, 0, 254, 0, 1, 3, 255, 3, 255, 3, 255, 2, 0})
+	geometries := []Geometry{small, {Tick: 1, Slots: []int{2, 3, 2}}, {Tick: 7, Slots: []int{3}}}
 	f.Fuzz(func(t *testing.T, ops []byte) {
-		w := newWheel(t, small, 0)
+		g := small
+		if len(ops)%2 == 1 { // an odd byte out picks the geometry
+			g = geometries[int(ops[len(ops)-1])%len(geometries)]
+		}
+		w := newWheel(t, g, 0)
 		var m model
 		ids := map[int]ID{}
 		now, seq, next := int64(0), uint64(0), 0
