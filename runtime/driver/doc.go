@@ -73,10 +73,11 @@
 // returns true only if the callback will never run; false once it ran or
 // was handed to the pool.
 //
-// Bad input is an error that changes nothing: a nil f, a negative d, a d
-// whose deadline passes 2^63-1 ns of the service's clock, a Schedule on a
-// stopped service ([ErrServiceStopped]); NewService rejects Pool(n < 1),
-// a bad geometry and shards out of [1, 256].
+// Bad input is an [*OptionError] that names the method, the parameter and
+// what was expected, and changes nothing: a nil f, a negative d, a d whose
+// deadline passes 2^63-1 ns of the service's clock; NewService rejects
+// Pool(n < 1), a geometry timerq rejects and Shards out of [0, 256]. A
+// Schedule on a stopped service returns [ErrServiceStopped].
 //
 // Stop(ctx): Schedule fails from the call on; pending callbacks are
 // dropped and never run (a Schedule that returned before Stop's lock of

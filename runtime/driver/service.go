@@ -51,11 +51,28 @@ type ServiceOptions struct {
 	Logger *slog.Logger
 }
 
-// Errors of Schedule and NewService.
-var (
-	ErrServiceStopped = errors.New("driver.Service.Schedule: the service is stopped")
-	ErrNilCallback    = errors.New("driver.Service.Schedule: f is nil, want a function")
-)
+// ErrServiceStopped is returned by Schedule on a stopped service.
+var ErrServiceStopped = errors.New("driver: Service.Schedule: the service is stopped")
+
+// OptionError reports a bad argument of NewService or Schedule, in Go
+// terms: "Service.Schedule: d: want a duration >= 0, got -1ns". The call
+// that returned it changed nothing.
+type OptionError struct {
+	Method string // "NewService" or "Service.Schedule"
+	Param  string // its parameter or option, e.g. "d" or "Strategy"
+	Want   string // what was expected
+	Got    any    // what was given
+	Err    error  // why Got was refused, when a check elsewhere said so
+}
+
+func (e *OptionError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Method, e.Param, e.Err)
+	}
+	return fmt.Sprintf("%s: %s: want %s, got %v", e.Method, e.Param, e.Want, e.Got)
+}
+
+func (e *OptionError) Unwrap() error { return e.Err }
 
 // Service runs Go callbacks at real-time deadlines: an AfterFunc that any
 // goroutine may call, on a timer wheel, with one goroutine that sleeps
@@ -82,19 +99,25 @@ type Service struct {
 // Stop it to release them.
 func NewService(opts ServiceOptions) (*Service, error) {
 	if opts.Strategy.pool && opts.Strategy.workers < 1 {
-		return nil, fmt.Errorf("driver.NewService: Strategy is Pool(%d), want at least 1 worker", opts.Strategy.workers)
+		return nil, &OptionError{Method: "NewService", Param: "Strategy", Want: "Inline() or Pool(n) with n >= 1", Got: opts.Strategy}
 	}
 	g := opts.Geometry
 	if g.Tick == 0 && g.Slots == nil {
 		g = timerq.DefaultGeometry()
 	}
+	if err := g.Validate(); err != nil {
+		return nil, &OptionError{Method: "NewService", Param: "Geometry", Err: err}
+	}
 	shards := opts.Shards
 	if shards == 0 {
 		shards = min(2*runtime.GOMAXPROCS(0), 256)
 	}
+	if shards < 1 || shards > 256 {
+		return nil, &OptionError{Method: "NewService", Param: "Shards", Want: "0 (the default) or 1 to 256", Got: shards}
+	}
 	q, err := timerq.NewSharded[func()](g, 0, shards)
 	if err != nil {
-		return nil, fmt.Errorf("driver.NewService: %w", err)
+		return nil, err // unreachable: both were checked above
 	}
 	if opts.Logger != nil {
 		q.SetLogger(opts.Logger)
@@ -132,14 +155,15 @@ func (s *Service) now() int64 { return int64(time.Since(s.origin)) }
 // d, a d whose deadline overflows, or a stopped service.
 func (s *Service) Schedule(d time.Duration, f func()) (Timer, error) {
 	if f == nil {
-		return Timer{}, ErrNilCallback
+		return Timer{}, &OptionError{Method: "Service.Schedule", Param: "f", Want: "a function", Got: "nil"}
 	}
 	if d < 0 {
-		return Timer{}, fmt.Errorf("driver.Service.Schedule: d is %v, want >= 0", d)
+		return Timer{}, &OptionError{Method: "Service.Schedule", Param: "d", Want: "a duration >= 0", Got: d}
 	}
 	now := s.now()
 	if int64(d) > math.MaxInt64-now {
-		return Timer{}, fmt.Errorf("driver.Service.Schedule: d is %v, want at most %v", d, time.Duration(math.MaxInt64-now))
+		return Timer{}, &OptionError{Method: "Service.Schedule", Param: "d",
+			Want: fmt.Sprintf("a duration <= %v (the service's clock ends at 2^63-1 ns)", time.Duration(math.MaxInt64-now)), Got: d}
 	}
 	when := now + int64(d)
 	h, err := s.q.Add(when, f)

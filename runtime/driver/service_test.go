@@ -289,13 +289,15 @@ func TestServiceBadInputs(t *testing.T) {
 			f    func()
 			want string
 		}{
-			{time.Second, nil, "driver.Service.Schedule: f is nil, want a function"},
-			{-time.Nanosecond, func() {}, "driver.Service.Schedule: d is -1ns, want >= 0"},
-			{math.MaxInt64, func() {}, "driver.Service.Schedule: d is 2562047h47m16.854775807s, want at most 2562047h47m15.854775807s"},
+			{time.Second, nil, "Service.Schedule: f: want a function, got nil"},
+			{-time.Nanosecond, func() {}, "Service.Schedule: d: want a duration >= 0, got -1ns"},
+			{math.MaxInt64, func() {}, "Service.Schedule: d: want a duration <= 2562047h47m15.854775807s (the service's clock ends at 2^63-1 ns), got 2562047h47m16.854775807s"},
 		}
 		for _, c := range cases {
-			if _, err := s.Schedule(c.d, c.f); err == nil || err.Error() != c.want {
-				t.Errorf("Schedule(%v) error = %v, want %q", c.d, err, c.want)
+			_, err := s.Schedule(c.d, c.f)
+			var oe *driver.OptionError
+			if !errors.As(err, &oe) || err.Error() != c.want {
+				t.Errorf("Schedule(%v) error = %v, want an OptionError %q", c.d, err, c.want)
 			}
 		}
 		if s.Pending() != 1 {
@@ -307,14 +309,17 @@ func TestServiceBadInputs(t *testing.T) {
 		opts driver.ServiceOptions
 		want string
 	}{
-		{driver.ServiceOptions{Strategy: driver.Pool(0)}, "driver.NewService: Strategy is Pool(0), want at least 1 worker"},
-		{driver.ServiceOptions{Strategy: driver.Pool(-2)}, "driver.NewService: Strategy is Pool(-2), want at least 1 worker"},
-		{driver.ServiceOptions{Shards: 300}, "driver.NewService: timerq.NewSharded: shards is 300, want 1 to 256"},
-		{driver.ServiceOptions{Geometry: timerq.Geometry{Tick: 1}}, "driver.NewService: timerq.Geometry: 0 levels, want 1 to 8"},
+		{driver.ServiceOptions{Strategy: driver.Pool(0)}, "NewService: Strategy: want Inline() or Pool(n) with n >= 1, got Pool(0)"},
+		{driver.ServiceOptions{Strategy: driver.Pool(-2)}, "NewService: Strategy: want Inline() or Pool(n) with n >= 1, got Pool(-2)"},
+		{driver.ServiceOptions{Shards: 300}, "NewService: Shards: want 0 (the default) or 1 to 256, got 300"},
+		{driver.ServiceOptions{Shards: -1}, "NewService: Shards: want 0 (the default) or 1 to 256, got -1"},
+		{driver.ServiceOptions{Geometry: timerq.Geometry{Tick: 1}}, "NewService: Geometry: timerq.Geometry: 0 levels, want 1 to 8"},
 	}
 	for _, c := range bad {
-		if _, err := driver.NewService(c.opts); err == nil || err.Error() != c.want {
-			t.Errorf("NewService(%+v) error = %v, want %q", c.opts, err, c.want)
+		_, err := driver.NewService(c.opts)
+		var oe *driver.OptionError
+		if !errors.As(err, &oe) || err.Error() != c.want {
+			t.Errorf("NewService(%+v) error = %v, want an OptionError %q", c.opts, err, c.want)
 		}
 	}
 }
