@@ -2,8 +2,8 @@
 // sleeps until the target's next due item, then steps the target by the wall
 // time that really passed.
 //
-// It is the only real-time piece of Metronome; the timer [Service] (below)
-// is the other. The schedulers below it never
+// Run and the timer [Service] (below) are the real-time pieces of
+// Metronome. The schedulers below it never
 // read the wall clock; Run is what turns wall time into their Advance calls.
 //
 // # Time
@@ -65,8 +65,8 @@
 // [Inline] runs due callbacks on the service goroutine, in deadline order;
 // a slow one delays the rest. [Pool](n) hands them, in deadline order, to n
 // workers through a queue that never blocks the wheel. Callbacks with equal
-// deadlines run in no promised order. A callback may Schedule and Stop. A
-// callback that panics crashes the program, as with time.AfterFunc.
+// deadlines run in no promised order. A callback may Schedule and stop Timers.
+// A callback that panics crashes the program, as with time.AfterFunc.
 //
 // A callback runs at most once: fire and Stop both take the entry out of
 // its shard under the shard's lock, and only the first finds it. Stop

@@ -126,8 +126,8 @@ func (s *Sharded[V]) Remove(h Handle) bool {
 
 // Due takes out every entry due by upTo, from every shard, and calls fn
 // for each in key order (deadline, then seq), with no lock held. One
-// goroutine at a time may call Due; fn may Add and Remove. An entry added
-// by fn that is already due waits for the next Due.
+// goroutine at a time may call Due, and fn may not; fn may Add and Remove.
+// An entry added by fn that is already due waits for the next Due.
 func (s *Sharded[V]) Due(upTo int64, fn func(when int64, v V)) int {
 	b := s.batch[:0]
 	for i := range s.shards {
