@@ -3,8 +3,8 @@
 // time that really passed.
 //
 // Run and the timer [Service] (below) are the real-time pieces of
-// Metronome. The schedulers below it never
-// read the wall clock; Run is what turns wall time into their Advance calls.
+// Metronome. The schedulers below them never read the wall clock; Run is
+// what turns wall time into their Advance calls.
 //
 // # Time
 //
