@@ -378,10 +378,15 @@ func (w *Wheel[V]) Remove(id ID) (v V, ok bool) {
 // RemoveSeq is Remove if entry id has the given seq, and false otherwise:
 // a stale ID whose number was handed out again removes nothing.
 func (w *Wheel[V]) RemoveSeq(id ID, seq uint64) (v V, ok bool) {
-	if !w.valid(id) || w.at(int32(id)).seq != seq {
+	if !w.valid(id) {
 		return v, false
 	}
-	return w.Remove(id)
+	e := w.at(int32(id))
+	if e.seq != seq {
+		return v, false
+	}
+	w.unlink(int32(id), e)
+	return w.release(int32(id), e), true
 }
 
 // Update re-keys entry id to (when, seq), keeping its ID and value.
