@@ -182,10 +182,10 @@
 // # Sharded
 //
 // [Sharded] is the wheel for many goroutines: a power of two of Wheels,
-// each behind its own mutex on its own cache lines. Add picks a shard at
-// random (the next one when that one is locked) and numbers the entry
-// there, so adds from different goroutines rarely meet and never share a
-// counter; a [Handle] names the shard, so Remove locks only it. One
+// each behind its own mutex on its own cache lines. Add goes to a shard
+// kept per P (through a sync.Pool; the next shard when that one is locked)
+// and numbers the entry there, so adds on different cores rarely meet and
+// never share a counter; a [Handle] names the shard, so Remove locks only it. One
 // goroutine at a time calls Due, which takes every due entry out of each
 // shard in turn and calls fn for each, in (when, seq) order, with no lock
 // held: fn may Add and Remove. Whichever of Remove and Due takes an entry
