@@ -11,8 +11,8 @@
 #   RAW        also keep the raw benchmark output in this file
 #   GO         the go command (default go)
 #
-# The whole report takes about 2 minutes on 2 cores with the defaults (about
-# 5.5 with COUNT=3); docs/benchmarks.md says what each figure measures. It
+# The whole report takes about 3 minutes on 2 cores with the defaults (about
+# 8 with COUNT=3); docs/benchmarks.md says what each figure measures. It
 # needs no network but the npm registry, for the Node peer (bench/node), and
 # the Go module proxy once, for golang.org/x/perf (bench/cmd/benchreport).
 set -euo pipefail
@@ -37,6 +37,11 @@ bench ./runtime/internal/timerq '^Benchmark(Heap|ContainerHeap)$' "$BENCHTIME"
 # Keyed timers: seed 001's 20,000 timers through the shared scheduler, and
 # their resources beside a ticker and a goroutine per timer.
 bench ./runtime/keyed '^BenchmarkKeyed(Shared|Resources)$' 1x
+# The timer wheel beside the heap and time.AfterFunc, and the 24-hour virtual
+# run on both queues (about 61 million fires each); the service's Schedule+Stop.
+bench ./runtime/internal/timerq '^BenchmarkInsertCancel$' "$BENCHTIME"
+bench ./runtime/internal/timerq '^Benchmark(MemoryPerPending|VirtualDay)$' 1x
+bench ./runtime/driver '^BenchmarkServiceScheduleStop$' "$BENCHTIME"
 # Scene W1: one whole scene per peer (2,560,973 fires each).
 bench ./bench '^BenchmarkW1$' 1x
 # Scene W1 on @sinonjs/fake-timers under Node, when node and npm are here.

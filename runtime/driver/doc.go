@@ -2,8 +2,9 @@
 // sleeps until the target's next due item, then steps the target by the wall
 // time that really passed.
 //
-// It is the only real-time piece of Metronome. The schedulers below it never
-// read the wall clock; Run is what turns wall time into their Advance calls.
+// Run and the timer [Service] (below) are the real-time pieces of
+// Metronome. The schedulers below them never read the wall clock; Run is
+// what turns wall time into their Advance calls.
 //
 // # Time
 //
@@ -38,4 +39,59 @@
 // testable inside testing/synctest, whose bubble fakes the time package: the
 // fake clock moves to the next wake-up as soon as Run is idle. Run takes no
 // clock of its own for that reason.
+//
+// # Timer service
+//
+// [Service] runs Go callbacks at real-time deadlines, AfterFunc style, from
+// any goroutine: Schedule(d, f) returns a [Timer] (a small value) whose
+// Stop cancels it. Deadlines live in a sharded timer wheel (timerq); one
+// goroutine sleeps on one timer until the earliest of them:
+//
+//   - An earlier Schedule wakes it at once: the loop publishes the deadline
+//     it sleeps until only after reading every shard, and holds MaxInt64
+//     before that, so a Schedule either lands in a shard the loop has yet
+//     to read or sees a deadline it undercuts and leaves a wake-up token in
+//     a one-slot channel. No wake-up is lost (the argument is beside
+//     Schedule; TestServiceNoLostWakeUp checks every callback runs exactly
+//     at its deadline under -race).
+//   - With nothing pending it sleeps on channels alone: no timer, no
+//     polling, no wake-up until a Schedule or Stop. Deadlines beyond the
+//     wheel's 24-hour horizon wait in its overflow level; none is dropped.
+//   - Wake-ups: one per deadline the loop sleeps for, one per Schedule
+//     that is earlier than the loop's sleep (the first into an idle
+//     service included), and rarely one spurious after a race with such a
+//     Schedule.
+//
+// [Inline] runs due callbacks on the service goroutine, in deadline order;
+// a slow one delays the rest. [Pool](n) hands them, in deadline order, to n
+// workers through a queue that never blocks the wheel. Callbacks with equal
+// deadlines run in no promised order. A callback may Schedule and stop Timers.
+// A callback that panics crashes the program, as with time.AfterFunc.
+//
+// A callback runs at most once: fire and Stop both take the entry out of
+// its shard under the shard's lock, and only the first finds it. Stop
+// returns true only if the callback will never run; false once it ran or
+// was handed to the pool.
+//
+// Bad input is an [*OptionError] that names the method, the parameter and
+// what was expected, and changes nothing: a nil f, a negative d, a d whose
+// deadline passes 2^63-1 ns of the service's clock; NewService rejects
+// Pool(n < 1), a geometry timerq rejects and Shards out of [0, 256]. A
+// Schedule on a stopped service returns [ErrServiceStopped].
+//
+// Stop(ctx): Schedule fails from the call on; pending callbacks are
+// dropped and never run (a Schedule that returned before Stop's lock of
+// its shard is among them); the callback running finishes, and with Pool
+// the callbacks already handed over run; then the loop and every worker
+// exit. Stop returns nil when they are gone, or ctx.Err() first (they still
+// exit once the running callbacks return). It is idempotent. A callback
+// that calls Stop gets ctx.Err() at best, since Stop waits for it.
+//
+// With ServiceOptions.Logger set, the service logs its decisions (sleep
+// until, idle, woken by an earlier deadline, fire, stop) and the wheel its
+// own, at debug level; with none, the default, each costs one nil check
+// and nothing is allocated.
+//
+// Time is the time package's monotonic clock, read through time.Now, so
+// the service runs inside a testing/synctest bubble on its fake clock.
 package driver

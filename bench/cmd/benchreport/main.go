@@ -376,6 +376,23 @@ var tables = []table{
 		note: "metronome-lua is listed here to show what a Lua callback costs over a Go one.",
 	},
 	{
+		title:  "timerq: sharded wheel, insert+cancel",
+		about:  "Insert and cancel with N pending, from one goroutine (g1) or two at once (g2; ns/op is wall time over both); the heap behind a mutex for g2 (runtime/internal/timerq/wheel_bench_test.go).",
+		metric: "ns/op",
+		ours:   impl{"sharded", "BenchmarkInsertCancel/sharded"},
+		peers: []impl{
+			{"heap", "BenchmarkInsertCancel/heap"},
+			{"afterfunc", "BenchmarkInsertCancel/afterfunc"},
+		},
+	},
+	{
+		title:  "timerq: wheel vs heap, one owner",
+		about:  "Insert and cancel with N pending, one goroutine, no lock.",
+		metric: "ns/op",
+		ours:   impl{"wheel", "BenchmarkInsertCancel/wheel"},
+		peers:  []impl{{"heap", "BenchmarkInsertCancel/heap"}},
+	},
+	{
 		title:  "timerq: 4-ary heap vs container/heap",
 		about:  "The deadline queue alone (runtime/internal/timerq/heap_bench_test.go).",
 		metric: "ns/op",

@@ -1,6 +1,6 @@
 // Package timerq is the one place deadlines are ordered: every scheduler in
-// Metronome keeps its pending work in a [Heap] and none keeps its own
-// sorted list. It is internal to runtime/, whose schedulers are its only
+// Metronome keeps its pending work in a [Heap] or a [Wheel] and none keeps
+// its own sorted list. It is internal to runtime/, whose schedulers are its only
 // users, so its API follows their needs.
 //
 // # Keys and order
@@ -129,9 +129,77 @@
 // The zero Heap is empty and ready to use. A Heap must not be copied after
 // first use (go vet reports copies).
 //
+// # Wheel
+//
+// [Wheel] is a hierarchical timer wheel that pops exactly what a Heap pops,
+// in the same (when, seq) order, for the same calls: a workload run through
+// both gives the same trace (TestWheelHeapSameTrace, and the 24-hour run of
+// BenchmarkVirtualDay). Its [Geometry] is a finest slot width and the slot
+// count of each level, finest first, each level's slot as wide as the
+// whole level below; [DefaultGeometry] is 50 x 1 ms, 10 x 50 ms, 36 x
+// 500 ms, 4800 x 18 s: a 24-hour horizon at 1 ms. Levels are aligned to the
+// wheel's start rounded down to a tick, so an entry's level is the lowest
+// whose current rotation holds its deadline.
+//
+//	Push, Remove, Get, Update   O(1), zero allocations once grown
+//	PopDue                      O(1) a pop, plus moving the wheel (below)
+//	Next                        reads the one slot holding the earliest
+//
+// Deadlines beyond the horizon wait on an overflow level, unsorted. When
+// the wheel enters a new rotation of its top level and the overflow holds
+// a deadline it covers, that list is read once and those entries go back
+// onto the levels; none is ever dropped. A wheel with nothing on its
+// levels jumps straight to the rotation of the earliest overflow deadline.
+//
+// PopDue(upTo) moves the wheel to upTo first: slot by slot on the finest
+// level, skipping empty slots with a bitmap, entering a coarser slot moves
+// its entries down (each entry is placed at most once per level), and the
+// entries due by upTo, each slot's sorted by key, form the ready run, the
+// same run a Heap drain reads. A Push whose deadline is at or before the
+// last upTo goes into the ready run by key, from its end, so an entry due
+// at once fires in the drain that pushed it, as with the heap. Time only
+// moves forward: an upTo below an earlier one moves nothing.
+//
+// Remove unlinks the entry from its list (doubly linked through the arena)
+// and frees it at once: no tombstones, no clean pass. Entries live in an
+// arena of 1,024-entry pages by ID, 32 bytes each for a pointer-sized V
+// ({when, seq, v, next, prev}), with a free list through the same links;
+// the slot lists add 4 bytes a slot (4,896 by default) and a bit. IDs
+// behave as the heap's: dense, the last released reused first, and a stale
+// ID is caught by its seq ([Wheel.RemoveSeq]). The arena does not shrink.
+//
+// A Wheel comes from [NewWheel] (the zero Wheel is not ready to use), and
+// its time starts at the start given there; deadlines before it are
+// already due. NewWheel reports a geometry [Geometry.Validate]
+// rejects: a Tick <= 0, no levels or more than 8, a level of fewer than 2
+// or more than 2^20 slots, more than 2^22 slots in all, or a horizon past
+// 2^63-1 ns.
+//
+// A Wheel reports its rare decisions (an entry sent to overflow, a refill)
+// to a [log/slog] Logger at debug level when one is set; none is set by
+// default, and then each costs one nil check.
+//
+// # Sharded
+//
+// [Sharded] is the wheel for many goroutines: a power of two of Wheels,
+// each behind its own mutex on its own cache lines. Add goes to a shard
+// kept per P (through a sync.Pool; the next shard when that one is locked)
+// and numbers the entry there, so adds on different cores rarely meet and
+// never share a counter; a [Handle] names the shard, so Remove locks only it. One
+// goroutine at a time calls Due, which takes every due entry out of each
+// shard in turn and calls fn for each, in (when, seq) order, with no lock
+// held: fn may Add and Remove. Whichever of Remove and Due takes an entry
+// out first wins; the other sees it gone, so an entry leaves exactly once.
+// Entries with equal deadlines from different shards come out in no
+// promised order. Stop makes every later Add fail with [ErrStopped] and
+// drops what is pending. The memory-ordering argument is beside the type.
+// An entry is freed into its own shard while adds go anywhere, so each
+// shard's arena keeps its own high-water mark: a little above an even
+// share of the most ever pending.
+//
 // # Concurrency
 //
-// A Heap is not safe for concurrent use. It is owned by the goroutine that
+// A Heap or a Wheel is not safe for concurrent use. It is owned by the goroutine that
 // owns its scheduler, like a *lua.LState; callers that share one must lock
 // around every call, Each included.
 package timerq

@@ -1,0 +1,215 @@
+package timerq
+
+import (
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// Sharded is a [Wheel] that many goroutines may Add to and Remove from at
+// once: shards wheels, each behind its own mutex, with an Add going to the
+// shard of its P (the next one if that one is locked). One goroutine at a
+// time moves them (Due, Next).
+//
+// Memory ordering: every field of a shard's wheel is read and written only
+// with that shard's mutex held, so each shard is linearizable on its own:
+// an Add, a Remove and a Due's pass over the shard happen in the order the
+// mutex is taken. A [Handle] is a plain value naming its shard, so a Remove
+// locks only that shard. Whichever of Remove and Due takes an entry out
+// first wins: the other sees the entry gone (or its ID handed to a later
+// entry with another seq) and does nothing, so an entry leaves exactly
+// once. Seqs are per shard (counter << 8 | shard), unique without a shared
+// counter. Two things are touched without a shard's lock: stopped, an
+// atomic read under the shard's mutex, so an Add that passes its check is
+// seen by the Clear that follows a Stop's lock of that shard; and the
+// hints (a sync.Pool and an atomic counter), which only choose a shard.
+type Sharded[V any] struct {
+	shards  []shard[V]
+	stopped atomic.Bool
+	batch   []due[V]  // Due's buffer (one goroutine at a time)
+	hints   sync.Pool // of *shardHint; see Add
+	nhints  atomic.Uint32
+}
+
+// shardHint is the shard an Add goes to first. A sync.Pool keeps its
+// objects per P (a GC may drop them; a new one takes the next shard), so
+// the adds of one P go to one shard, whose lines stay in that core's
+// cache, and adds on different Ps meet only when there are more Ps than
+// shards. In a benchmark of Add then Remove on 4 shards this took about
+// 100 against 150 ns from one goroutine and 60 against 170 from two,
+// beside picking a shard at random for each Add.
+type shardHint struct{ i uint32 }
+
+type shard[V any] struct {
+	mu  sync.Mutex
+	w   *Wheel[V]
+	seq uint64
+	_   [104]byte // 128 bytes a shard: no two shards' fields share a cache line
+}
+
+type due[V any] struct {
+	when int64
+	seq  uint64
+	v    V
+}
+
+// Handle names an entry of a [Sharded] wheel: its shard, its ID there and
+// its seq. The zero Handle names nothing.
+type Handle struct {
+	id    ID
+	shard uint32 // shard + 1, so the zero Handle is not one
+	seq   uint64
+}
+
+// ErrStopped is returned by [Sharded.Add] after [Sharded.Stop].
+var ErrStopped = fmt.Errorf("timerq.Sharded.Add: the wheel is stopped")
+
+// NewSharded returns a concurrent wheel of shards wheels of geometry g,
+// starting at start; shards is rounded up to a power of two, at most 256.
+func NewSharded[V any](g Geometry, start int64, shards int) (*Sharded[V], error) {
+	if shards < 1 || shards > 256 {
+		return nil, fmt.Errorf("timerq.NewSharded: shards is %d, want 1 to 256", shards)
+	}
+	n := 1
+	for n < shards {
+		n <<= 1
+	}
+	s := &Sharded[V]{shards: make([]shard[V], n)}
+	for i := range s.shards {
+		w, err := NewWheel[V](g, start)
+		if err != nil {
+			return nil, err
+		}
+		s.shards[i].w = w
+	}
+	return s, nil
+}
+
+// SetLogger sets every shard's logger (see [Wheel.SetLogger]).
+func (s *Sharded[V]) SetLogger(l *slog.Logger) {
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		sh.w.SetLogger(l)
+		sh.mu.Unlock()
+	}
+}
+
+// Add queues v at deadline when on its P's shard and returns its handle.
+// Safe from any goroutine; ErrStopped after Stop. It allocates nothing
+// but, rarely, a 4-byte hint after a GC dropped its P's.
+func (s *Sharded[V]) Add(when int64, v V) (Handle, error) {
+	i := uint32(0)
+	if len(s.shards) > 1 {
+		h, _ := s.hints.Get().(*shardHint)
+		if h == nil {
+			h = &shardHint{i: s.nhints.Add(1) - 1}
+		}
+		i = h.i & uint32(len(s.shards)-1)
+		s.hints.Put(h)
+	}
+	sh := &s.shards[i]
+	if !sh.mu.TryLock() { // taken: the next shard is likely free
+		i = (i + 1) & uint32(len(s.shards)-1)
+		sh = &s.shards[i]
+		sh.mu.Lock()
+	}
+	if s.stopped.Load() {
+		sh.mu.Unlock()
+		return Handle{}, ErrStopped
+	}
+	sh.seq++
+	seq := sh.seq<<8 | uint64(i)
+	id := sh.w.Push(when, seq, v)
+	sh.mu.Unlock()
+	return Handle{id: id, shard: i + 1, seq: seq}, nil
+}
+
+// Remove takes h's entry out at once and reports whether it was pending:
+// false if Due or an earlier Remove took it, or h is the zero Handle.
+// Safe from any goroutine.
+func (s *Sharded[V]) Remove(h Handle) bool {
+	if h.shard == 0 || int(h.shard) > len(s.shards) {
+		return false
+	}
+	sh := &s.shards[h.shard-1]
+	sh.mu.Lock()
+	_, ok := sh.w.RemoveSeq(h.id, h.seq)
+	sh.mu.Unlock()
+	return ok
+}
+
+// Due takes out every entry due by upTo, from every shard, and calls fn
+// for each in key order (deadline, then seq), with no lock held. One
+// goroutine at a time may call Due, and fn may not; fn may Add and Remove.
+// An entry added by fn that is already due waits for the next Due.
+func (s *Sharded[V]) Due(upTo int64, fn func(when int64, v V)) int {
+	b := s.batch[:0]
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		for {
+			_, when, seq, v, ok := sh.w.PopDue(upTo)
+			if !ok {
+				break
+			}
+			b = append(b, due[V]{when, seq, v})
+		}
+		sh.mu.Unlock()
+	}
+	if len(s.shards) > 1 {
+		slices.SortFunc(b, func(x, y due[V]) int { return cmpKey(x.when, x.seq, y.when, y.seq) })
+	}
+	var zero V
+	for i := range b {
+		fn(b[i].when, b[i].v)
+		b[i].v = zero // let the value go
+	}
+	s.batch = b[:0]
+	return len(b)
+}
+
+// Next returns the earliest pending deadline over all shards.
+func (s *Sharded[V]) Next() (when int64, ok bool) {
+	when = math.MaxInt64
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		if w, k := sh.w.Next(); k {
+			when, ok = min(when, w), true
+		}
+		sh.mu.Unlock()
+	}
+	return when, ok
+}
+
+// Len returns the number of pending entries (a snapshot, shard by shard).
+func (s *Sharded[V]) Len() int {
+	n := 0
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		n += sh.w.Len()
+		sh.mu.Unlock()
+	}
+	return n
+}
+
+// Stop makes every later Add fail with ErrStopped, removes every pending
+// entry and returns how many there were. An Add that returned a handle
+// before Stop took its shard's lock is among them.
+func (s *Sharded[V]) Stop() int {
+	s.stopped.Store(true)
+	n := 0
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		n += sh.w.Len()
+		sh.w.Clear()
+		sh.mu.Unlock()
+	}
+	return n
+}
