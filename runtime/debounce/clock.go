@@ -3,6 +3,7 @@ package debounce
 import (
 	"time"
 
+	"github.com/metronome-rt/metronome/runtime/driver"
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -132,4 +133,38 @@ func (c *Real) AfterFunc(d time.Duration, f func() error) (Timer, error) {
 			c.onError(err)
 		}
 	}), nil
+}
+
+// ServiceClock is a Clock on a driver.Service: each timer is one task on
+// the service's timer wheel, run by its strategy (inline on the service
+// goroutine, or on its pool), so a thousand debounced keys cost a thousand
+// wheel entries, not a thousand runtime timers. It is safe for concurrent
+// use. A callback's error goes to onError (nil: dropped) on the goroutine
+// that ran it; a stopped service makes AfterFunc fail with
+// driver.ErrServiceStopped, and the touch changes nothing.
+type ServiceClock struct {
+	s       *driver.Service
+	start   time.Time
+	onError func(error)
+}
+
+// OnService returns a Clock whose timers run on s.
+func OnService(s *driver.Service, onError func(error)) *ServiceClock {
+	return &ServiceClock{s: s, start: time.Now(), onError: onError}
+}
+
+// Now returns the time since OnService.
+func (c *ServiceClock) Now() time.Duration { return time.Since(c.start) }
+
+// AfterFunc schedules f on the service, d from now.
+func (c *ServiceClock) AfterFunc(d time.Duration, f func() error) (Timer, error) {
+	t, err := c.s.Schedule(d, func() {
+		if err := f(); err != nil && c.onError != nil {
+			c.onError(err)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
 }

@@ -1,6 +1,8 @@
 package debounce
 
 import (
+	"context"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -36,6 +38,11 @@ type Config struct {
 	// Source draws the ceilings instead of a PCG seeded with Seed. The
 	// Debouncer calls it under its lock.
 	Source rand.Source
+	// Logger, when non-nil, receives the debouncer's decisions at debug
+	// level: a burst's start with its wake-up and ceiling, a push, each
+	// firing with its edge, a flush and a cancel. Nil (the default) costs
+	// one comparison per decision.
+	Logger *slog.Logger
 }
 
 // Func is a debouncer's callback: the key and the arguments of its latest
@@ -59,6 +66,7 @@ type Debouncer[K comparable, A any] struct {
 	leading  bool
 	trailing bool
 
+	log    *slog.Logger
 	keys   map[K]*entry[K, A]
 	floors []floorAt[K] // throttle floors in the order they end
 	head   int          // floors[head:] are live
@@ -98,7 +106,7 @@ func New[K comparable, A any](clock Clock, c Config, fn Func[K, A]) (*Debouncer[
 		timeout: int64(c.Timeout), busy: int64(c.BusyTimeout),
 		forceMin: int64(c.ForceMin), forceMax: int64(c.ForceMax),
 		throttle: int64(c.Throttle), leading: c.Leading, trailing: c.Trailing,
-		keys: map[K]*entry[K, A]{},
+		keys: map[K]*entry[K, A]{}, log: c.Logger,
 	}
 	if d.busy == 0 {
 		d.busy = d.timeout
@@ -182,6 +190,9 @@ func (d *Debouncer[K, A]) Debounce(key K, args A) error {
 	if fresh {
 		d.keys[key] = e
 	}
+	if d.log != nil {
+		d.trace("debounce: burst", key, slog.Int64("now", now), slog.Int64("wake", wake), slog.Int64("ceiling", e.ceil), slog.Bool("leading", lead))
+	}
 	if !lead {
 		e.args, e.due = args, true
 		d.mu.Unlock()
@@ -218,6 +229,9 @@ func (d *Debouncer[K, A]) push(key K, e *entry[K, A], now int64, args A) error {
 			e.timer.Stop()
 		}
 		e.timer, e.gen, e.wake = t, e.gen+1, wake
+		if d.log != nil {
+			d.trace("debounce: push", key, slog.Int64("now", now), slog.Int64("wake", wake))
+		}
 	}
 	e.args, e.due = args, true
 	return nil
@@ -253,12 +267,20 @@ func (d *Debouncer[K, A]) end(key K, e *entry[K, A], now int64) error {
 		e.floor = addSat(now, d.throttle)
 		d.floors = append(d.floors, floorAt[K]{e.floor, key})
 	}
+	if d.log != nil {
+		d.trace("debounce: wake-up", key, slog.Int64("now", now), slog.Bool("fires", fire), slog.Int64("floor", e.floor))
+	}
 	d.drop(key, e, now)
 	d.mu.Unlock()
 	if fire {
 		return d.fn(key, args)
 	}
 	return nil
+}
+
+// trace logs one decision about key.
+func (d *Debouncer[K, A]) trace(msg string, key K, attrs ...slog.Attr) {
+	d.log.LogAttrs(context.Background(), slog.LevelDebug, msg, append(attrs, slog.Any("key", key))...)
 }
 
 // Flush ends key's burst now: with Trailing and a touch waiting, fn runs
@@ -297,6 +319,9 @@ func (d *Debouncer[K, A]) Cancel(key K) bool {
 	}
 	delete(d.keys, key)
 	d.release(e)
+	if d.log != nil {
+		d.trace("debounce: cancel", key, slog.Bool("was-pending", was))
+	}
 	return was
 }
 

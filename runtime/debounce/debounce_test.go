@@ -1,8 +1,10 @@
 package debounce
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -481,5 +483,43 @@ func TestCallbackMayTouchItsKey(t *testing.T) {
 	}
 	if want := []time.Duration{10 * ms, 20 * ms, 30 * ms}; !slices.Equal(at, want) {
 		t.Fatalf("fired at %v, want %v", at, want)
+	}
+}
+
+// With a Logger the debouncer reports its decisions; without one it
+// reports nothing and a touch that does not move the wake-up allocates
+// nothing (TestTouchAllocations).
+func TestLoggerSeesDecisions(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}}))
+	s := sched.New(temporal.Fixed(temporal.FromUnixNano(0)))
+	d, err := New(OnScheduler(s, nil), Config{Timeout: 10 * time.Millisecond, BusyTimeout: 5 * time.Millisecond, Trailing: true, Logger: log},
+		func(string, int) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = d.Debounce("k", 1)
+	if err := s.Advance(8 * temporal.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	_ = d.Debounce("k", 2)
+	if err := s.Advance(20 * temporal.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	_ = d.Debounce("x", 3)
+	d.Cancel("x")
+	want := `level=DEBUG msg="debounce: burst" now=0 wake=10000000 ceiling=9223372036854775807 leading=false key=k
+level=DEBUG msg="debounce: push" now=8000000 wake=13000000 key=k
+level=DEBUG msg="debounce: wake-up" now=13000000 fires=true floor=0 key=k
+level=DEBUG msg="debounce: burst" now=28000000 wake=38000000 ceiling=9223372036854775807 leading=false key=x
+level=DEBUG msg="debounce: cancel" was-pending=true key=x
+`
+	if buf.String() != want {
+		t.Fatalf("log:\n%s\nwant:\n%s", buf.String(), want)
 	}
 }

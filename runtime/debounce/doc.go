@@ -51,16 +51,25 @@
 //
 // Ceilings come from Config.Source, or a PCG seeded with Config.Seed: a
 // seed gives the same draws every run. Nothing here reads the wall clock
-// but the Real clock.
+// but the real-time clocks.
 //
 // # Clocks
 //
 // A Debouncer runs on a Clock: Now, and AfterFunc with a Timer to Stop.
 // OnScheduler puts its timers on the typed scheduler (sched) in virtual
 // time: they are one-shot jobs, moved by the scheduler's Advance, and a
-// trailing callback's error comes out of it. RealTime puts them on
-// time.AfterFunc; any service with AfterFunc-style scheduling can stand
-// in for it.
+// trailing callback's error comes out of it. OnService puts them on a
+// driver.Service, the real-time timer service: one wheel entry per pending
+// key, run inline on the service goroutine or on its pool, Go callbacks
+// from any goroutine. RealTime puts them on time.AfterFunc, a runtime
+// timer and a goroutine per firing; any AfterFunc-style service can stand
+// in for either.
+//
+// # Tracing
+//
+// Config.Logger receives the decisions at debug level (a burst with its
+// wake-up and ceiling, a push, a wake-up and whether it fires, a cancel);
+// nil, the default, costs one comparison per decision.
 //
 // # Errors
 //
@@ -73,7 +82,8 @@
 //
 // # Concurrency
 //
-// A Debouncer is safe for concurrent use when its Clock is (Real is; the
+// A Debouncer is safe for concurrent use when its Clock is (the real-time
+// clocks are; the
 // virtual clock belongs to its scheduler's goroutine). fn runs without the
 // Debouncer's lock held, so it may touch keys; in real time it runs on
 // timer goroutines, so fn of different keys can run at once, and of one

@@ -1,10 +1,14 @@
 package debounce
 
 import (
+	"context"
+	"errors"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/metronome-rt/metronome/runtime/driver"
 )
 
 // In real time, 1,000 keys touched from 8 goroutines at once fire once
@@ -12,14 +16,44 @@ import (
 // moves only when every goroutine is blocked, so this is exact and sleeps
 // for no real time.
 func TestRealTimeBurstFiresEachKeyOnce(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	for _, c := range realClocks {
+		t.Run(c.name, func(t *testing.T) { synctest.Test(t, func(t *testing.T) { burst(t, c.make) }) })
+	}
+}
+
+// realClocks are the wall-time clocks: each makes one inside a synctest
+// bubble and stops it when the test ends.
+var realClocks = []struct {
+	name string
+	make func(t *testing.T, onError func(error)) Clock
+}{
+	{"time.AfterFunc", func(t *testing.T, onError func(error)) Clock { return RealTime(onError) }},
+	{"service inline", func(t *testing.T, onError func(error)) Clock { return onService(t, driver.Inline(), onError) }},
+	{"service pool", func(t *testing.T, onError func(error)) Clock { return onService(t, driver.Pool(4), onError) }},
+}
+
+func onService(t *testing.T, st driver.Strategy, onError func(error)) Clock {
+	s, err := driver.NewService(driver.ServiceOptions{Strategy: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return OnService(s, onError)
+}
+
+func burst(t *testing.T, makeClock func(*testing.T, func(error)) Clock) {
+	{
 		const keys, workers, timeout = 1000, 8, 50 * time.Millisecond
 		var (
 			mu    sync.Mutex
 			count = map[int]int{}
 			late  []time.Duration
 		)
-		clock := RealTime(func(err error) { t.Errorf("callback error: %v", err) })
+		clock := makeClock(t, func(err error) { t.Errorf("callback error: %v", err) })
 		done := make(chan struct{}, keys)
 		d, err := New(clock, Config{Timeout: timeout, BusyTimeout: 10 * time.Millisecond, Trailing: true},
 			func(key int, worker int) error {
@@ -73,7 +107,7 @@ func TestRealTimeBurstFiresEachKeyOnce(t *testing.T) {
 		if d.Len() != 0 || len(d.keys) != 0 {
 			t.Fatalf("%d pending, %d keys held after firing", d.Len(), len(d.keys))
 		}
-	})
+	}
 }
 
 // Touches racing a key's firing, flushes and cancels from several
@@ -115,6 +149,29 @@ func TestRealTimeConcurrentTouchFlushCancel(t *testing.T) {
 		}
 		if d.Pending("k") {
 			t.Fatal("still pending a second after the last touch")
+		}
+	})
+}
+
+// A touch on a stopped service is the service's error and changes nothing.
+func TestServiceClockStopped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, err := driver.NewService(driver.ServiceOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Stop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		d, err := New(OnService(s, nil), Config{Timeout: time.Millisecond, Trailing: true}, func(string, int) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Debounce("k", 1); !errors.Is(err, driver.ErrServiceStopped) {
+			t.Fatalf("Debounce on a stopped service: %v", err)
+		}
+		if d.Len() != 0 || d.Pending("k") {
+			t.Fatal("a refused touch left the key pending")
 		}
 	})
 }
