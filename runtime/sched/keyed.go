@@ -63,6 +63,7 @@ type TimerOptions struct {
 	Overrun  keyed.Overrun
 	OnCancel func() error // optional timer-owned cleanup; its error is the generation's result
 	Label    string       // where it was registered, for traces and errors
+	Name     string       // its user's name (a script's label option), as WithName
 }
 
 // Completion is a generation's single cancel result: every Cancel of the
@@ -187,6 +188,9 @@ func (s *Scheduler) newOwner(g *Group, id string, lease temporal.Duration) (*Own
 	return &Owner{s: s, group: g, id: id, lease: int64(lease), deadline: at, slots: map[string]*slot{}}, nil
 }
 
+// Scheduler returns the scheduler the owner's timers run on.
+func (o *Owner) Scheduler() *Scheduler { return o.s }
+
 // ID returns the owner's label.
 func (o *Owner) ID() string { return o.id }
 
@@ -306,7 +310,7 @@ func (o *Owner) RegisterTimer(key string, opts TimerOptions, fn TimerFunc) (*Tim
 	sl.gen++
 	t := &Timer{s: s, owner: o, slot: sl, key: s.seq<<tagBits | tagTimer, fn: fn, onCancel: opts.OnCancel,
 		cad: keyed.NewCadence(first, int64(opts.Interval), opts.Overrun)}
-	t.ext = jobExt{group: o.group, label: opts.Label}
+	t.ext = jobExt{group: o.group, label: opts.Label, name: opts.Name}
 	t.tick = Tick{Key: key, Generation: sl.gen, timer: t}
 	sl.cur = t
 	k := s.keyedState()
@@ -447,7 +451,7 @@ func (s *Scheduler) fireTimer(id timerq.ID, when int64, key uint64, t *Timer) er
 		err = s.startTick(t)
 	}
 	if err != nil {
-		err = &JobError{Job: Job{ID: key >> tagBits, Kind: KindTimer, Label: t.ext.label}, Err: err}
+		err = &JobError{Job: t.ext.job(key), Err: err}
 	}
 	return err
 }
@@ -474,7 +478,7 @@ func (s *Scheduler) startTick(t *Timer) error {
 	// that ends at once costs one re-key.
 	t.requeue()
 	if s.observer != nil {
-		s.observer(Fire{At: s.Now(), ID: t.ID(), Kind: KindTimer, Label: t.ext.label, ScheduledIndex: int(tk.ScheduledIndex),
+		s.observer(Fire{At: s.Now(), ID: t.ID(), Kind: KindTimer, Label: t.ext.label, Name: t.ext.name, ScheduledIndex: int(tk.ScheduledIndex),
 			Key: t.tick.Key, Generation: t.tick.Generation, DeliveryIndex: tk.DeliveryIndex, SkippedTicks: tk.SkippedTicks})
 	}
 	t.running = true
