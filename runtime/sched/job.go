@@ -127,13 +127,6 @@ type recurrence struct {
 	nextAt temporal.Instant
 }
 
-func (e *jobExt) labelOf() string {
-	if e == nil {
-		return ""
-	}
-	return e.label
-}
-
 // job names the job with queue key and extension e (nil for a plain
 // one-shot) for errors and traces.
 func (e *jobExt) job(key uint64) Job {
