@@ -31,7 +31,8 @@ type Task struct {
 var errTaskNotRunning = errorString("the task is not running: Wait is allowed only inside its own step")
 
 // Spawn runs fn at once, before returning, as the task's first step. An
-// error from it is returned as fn returned it, and the task ends; an error
+// error from it is returned as fn returned it, and the task ends (its id is
+// handed out again when the step scheduled nothing); an error
 // from a later step comes out of the call that moved time, in a *JobError,
 // as a callback's does. Called from inside a callback, the step runs
 // nested in it.
@@ -50,7 +51,13 @@ func (s *Scheduler) Spawn(fn TaskFunc, opts ...JobOption) (*Task, error) {
 	for _, o := range opts {
 		o(&t.ext)
 	}
-	return t, t.run(fn)
+	if err := t.run(fn); err != nil {
+		if s.seq == t.key>>tagBits && !t.queued() {
+			s.seq-- // nothing else took a number: a failed spawn leaves no trace
+		}
+		return t, err
+	}
+	return t, nil
 }
 
 // Wait ends the current step and makes then the next one, run d of
