@@ -208,3 +208,23 @@ test("runtime-timers handles reset in milliseconds and take a label", function(t
   t:eq(i:remaining(), ms(50))
   i:cancel()
 end)
+
+test("reset inside the job's own callback re-arms it", function(t)
+  local s, cb, take = new()
+  local h
+  local n = 0
+  h = s:schedule_once{ delay = ms(10), callback = function()
+    n = n + 1
+    if n < 3 then h:reset() end
+  end }
+  s:advance(ms(100))
+  t:eq(n, 3)
+  local e
+  e = s:schedule_every{ interval = ms(10), callback = function()
+    cb("e")()
+    e:reset(ms(25))
+  end }
+  s:advance(ms(60))
+  t:eq(take(), { "e@110", "e@135", "e@160" })
+  t:eq(e:remaining(), ms(25))
+end)
