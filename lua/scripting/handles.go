@@ -75,7 +75,6 @@ const handleType = "runtime-scheduler handle"
 type luaHandle struct {
 	h          sched.Handle
 	reset      temporal.Duration // reset's default: the original delay or interval
-	resetMs    float64           // the same for a runtime-timers handle
 	ms         bool              // a runtime-timers handle: reset takes milliseconds
 	recurrence bool              // reset refused
 	dropped    bool              // reset refused

@@ -85,7 +85,7 @@ func loadRuntimeTimers(L *lua.LState, tm func() *compat.Timers) int {
 // milliseconds, by default ms.
 func pushTimersHandle(L *lua.LState, h sched.Handle, ms float64) {
 	d, _ := temporal.Millis(ms)
-	pushHandle(L, &luaHandle{h: h, ms: true, resetMs: ms, reset: d})
+	pushHandle(L, &luaHandle{h: h, ms: true, reset: d})
 }
 
 // millis reads a required millisecond option: a Lua number (numeric strings
