@@ -228,3 +228,17 @@ test("reset inside the job's own callback re-arms it", function(t)
   t:eq(take(), { "e@110", "e@135", "e@160" })
   t:eq(e:remaining(), ms(25))
 end)
+
+test("a keyed timer reports its next tick", function(t)
+  local s = new()
+  local seen
+  local k
+  k = s:register_timer{ key = "k", interval = ms(10), delay = ms(4), callback = function() seen = k:remaining() end }
+  t:eq(k:due(), T0 + ms(4))
+  s:advance(ms(4))
+  t:eq(seen, ms(10))
+  t:eq(k:remaining(), ms(10))
+  k:cancel()
+  t:eq(k:due(), nil)
+  t:eq(k:remaining(), nil)
+end)

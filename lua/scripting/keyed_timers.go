@@ -292,7 +292,9 @@ var timerMethods = map[string]lua.LGFunction{
 		L.Push(lua.LTrue)
 		return 1
 	},
-	"active?": func(L *lua.LState) int { L.Push(lua.LBool(checkTimer(L, "active?").t.Active())); return 1 },
+	"active?":   func(L *lua.LState) int { L.Push(lua.LBool(checkTimer(L, "active?").t.Active())); return 1 },
+	"due":       func(L *lua.LState) int { pushDue(L, checkTimer(L, "due").t.Due); return 1 },
+	"remaining": func(L *lua.LState) int { pushRemaining(L, checkTimer(L, "remaining").t.Remaining); return 1 },
 	"reset": func(L *lua.LState) int {
 		checkTimer(L, "reset")
 		raise(L, "reset: a keyed timer cannot be reset; register its key again (a new generation)")

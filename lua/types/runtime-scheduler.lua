@@ -168,6 +168,8 @@
 ---@field drop fun(self: RuntimeScheduler.Timer): true
 ---@field ["active?"] fun(self: RuntimeScheduler.Timer): boolean
 ---@field reset fun(self: RuntimeScheduler.Timer): nil always an error: register the key again
+---@field due fun(self: RuntimeScheduler.Timer): Temporal.Instant? the next tick's deadline (now for a late one); nil once cancelled or while its lease has lapsed
+---@field remaining fun(self: RuntimeScheduler.Timer): Temporal.Duration? time to due(), never negative
 ---@field is_active fun(self: RuntimeScheduler.Timer): boolean
 
 ---A generation's one cancel result; every caller gets the same object.

@@ -202,3 +202,24 @@ func TestJobNameInErrorsAndTraces(t *testing.T) {
 		t.Fatalf("Job.String = %q", got)
 	}
 }
+
+func TestTimerDueAndRemaining(t *testing.T) {
+	r := newRec()
+	var inside temporal.Duration
+	var tm *sched.Timer
+	tm = must(r.s.RegisterTimer("k", sched.TimerOptions{Interval: 10 * ms, Delay: dur(4 * ms)}, func(*sched.Tick) error {
+		inside, _ = tm.Remaining()
+		return nil
+	}))
+	if at, ok := tm.Due(); !ok || at.Compare(must(epoch.Add(4*ms))) != 0 {
+		t.Fatalf("Due = %v %v", at, ok)
+	}
+	r.want(t, 4*ms)
+	if inside != 10*ms {
+		t.Fatalf("Remaining inside the handler = %v, want the next tick's", inside)
+	}
+	tm.Cancel()
+	if _, ok := tm.Remaining(); ok {
+		t.Fatal("a cancelled timer reports a remaining time")
+	}
+}

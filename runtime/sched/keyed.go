@@ -337,6 +337,38 @@ func (t *Timer) Generation() uint64 { return t.tick.Generation }
 // superseded or dropped.
 func (t *Timer) Active() bool { return !t.canceled && !t.s.dropped }
 
+// Due returns when the generation's next tick is due: its nominal
+// deadline, or Now() for a late one (inside the handler, the tick after the
+// one running). ok is false once the generation is cancelled, superseded or
+// dropped, and while its owner's lease has lapsed.
+func (t *Timer) Due() (at temporal.Instant, ok bool) {
+	when, ok := t.due()
+	if !ok {
+		return temporal.Instant{}, false
+	}
+	return temporal.FromUnixNano(t.s.epoch.UnixNano() + when), true
+}
+
+// Remaining returns the time from Now() to Due, never negative.
+func (t *Timer) Remaining() (temporal.Duration, bool) {
+	when, ok := t.due()
+	if !ok {
+		return 0, false
+	}
+	return temporal.Duration(when - t.s.now), true
+}
+
+func (t *Timer) due() (int64, bool) {
+	if t.canceled || t.s.dropped || t.parked {
+		return 0, false
+	}
+	at := t.cad.Due()
+	if at == keyed.Never || at > t.s.maxAt {
+		return 0, false
+	}
+	return max(at, t.s.now), true
+}
+
 // Running reports whether the timer's handler is running.
 func (t *Timer) Running() bool { return t.running }
 
