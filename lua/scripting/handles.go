@@ -20,13 +20,21 @@ var countHint = map[string]string{
 
 // jobOptions are the sched options of a scheduling call: the position of
 // the Lua code calling it and, when given, its :label (a string).
-func (o *options) jobOptions() []sched.JobOption {
-	pos := sched.WithLabel(where(o.L))
-	name, given := o.str("label", false)
-	if !given {
-		return []sched.JobOption{pos}
+func (o *options) jobOptions() []sched.JobOption { return o.schedOptions(false) }
+
+// handleOptions are jobOptions for a job whose handle has reset.
+func (o *options) handleOptions() []sched.JobOption { return o.schedOptions(true) }
+
+func (o *options) schedOptions(rearm bool) []sched.JobOption {
+	opts := make([]sched.JobOption, 1, 3)
+	opts[0] = sched.WithLabel(where(o.L))
+	if rearm {
+		opts = append(opts, sched.Rearmable())
 	}
-	return []sched.JobOption{pos, sched.WithName(name)}
+	if name, given := o.str("label", false); given {
+		opts = append(opts, sched.WithName(name))
+	}
+	return opts
 }
 
 // label is the :label option of a call that takes one without a sched
@@ -61,7 +69,7 @@ func scheduleOnceAt(L *lua.LState, t target, c *jobCache, fn string, o *options,
 	if !ok {
 		o.fail("at", "a Temporal.instant")
 	}
-	h, err := t.ScheduleOnceAt(at, c.get(L, cb), o.jobOptions()...)
+	h, err := t.ScheduleOnceAt(at, c.get(L, cb), o.handleOptions()...)
 	raiseError(L, luaCall{fn, 2, true}, err)
 	d, _ := h.Remaining()
 	return &luaHandle{h: h, reset: d}

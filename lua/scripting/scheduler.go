@@ -82,7 +82,7 @@ func scheduleOnce(L *lua.LState, t target, c *jobCache, fn string) *luaHandle {
 		return scheduleOnceAt(L, t, c, fn, &o, cb)
 	}
 	d := o.duration("delay", true)
-	h, err := t.ScheduleOnce(d, c.get(L, cb), o.jobOptions()...)
+	h, err := t.ScheduleOnce(d, c.get(L, cb), o.handleOptions()...)
 	raiseError(L, luaCall{fn, 2, true}, err)
 	return &luaHandle{h: h, reset: d}
 }
@@ -91,7 +91,7 @@ func scheduleEvery(L *lua.LState, t target, c *jobCache, fn string) *luaHandle {
 	o := checkOptions(L, 2, fn, []string{"interval", "delay", "count", "callback", "label"}, msHint)
 	e := o.every()
 	cb := o.function("callback")
-	h, err := t.ScheduleEveryWith(e, c.get(L, cb), o.jobOptions()...)
+	h, err := t.ScheduleEveryWith(e, c.get(L, cb), o.handleOptions()...)
 	raiseError(L, luaCall{fn, 2, true}, err)
 	reset := e.Interval
 	if e.Delay != nil {

@@ -25,7 +25,7 @@ func loadRuntimeTimers(L *lua.LState, tm func() *compat.Timers) int {
 			o := checkOptions(L, 1, fn, []string{"delay-ms", "callback", "label"}, typedHint)
 			ms := o.millis("delay-ms")
 			cb := o.function("callback")
-			h, err := tm().Timeout(ms, jobs.get(L, cb), o.jobOptions()...)
+			h, err := tm().Timeout(ms, jobs.get(L, cb), o.handleOptions()...)
 			raiseError(L, luaCall{fn, 1, true}, err)
 			pushTimersHandle(L, h, ms)
 			return 1
@@ -35,7 +35,7 @@ func loadRuntimeTimers(L *lua.LState, tm func() *compat.Timers) int {
 			o := checkOptions(L, 1, fn, []string{"interval-ms", "callback", "label"}, typedHint)
 			ms := o.millis("interval-ms")
 			cb := o.function("callback")
-			h, err := tm().Interval(ms, jobs.get(L, cb), o.jobOptions()...)
+			h, err := tm().Interval(ms, jobs.get(L, cb), o.handleOptions()...)
 			raiseError(L, luaCall{fn, 1, true}, err)
 			pushTimersHandle(L, h, ms)
 			return 1

@@ -30,7 +30,9 @@
 // interval's callback, its next tick); an inactive handle reports none.
 // Reset re-arms a once or every job as time.Timer.Reset does, even one
 // that fired or was cancelled: it keeps the job's id, callback and
-// options, and is ordered as if scheduled at the call. ScheduleOnceAt
+// options, and is ordered as if scheduled at the call. A job with options
+// opts in with Rearmable, so that hot paths that never reset allocate
+// nothing for it. ScheduleOnceAt
 // takes an instant (not before Now()); ScheduleEveryWith takes the first
 // delay, which anchors the grid, and a count of fires, after which the
 // job is inactive. WithName gives a job a user's name, which errors and

@@ -8,7 +8,8 @@ import (
 
 // ErrNotResettable is returned, wrapped in a *CallError, by Reset on a
 // handle whose job cannot be scheduled again: a recurrence (its
-// occurrences are fixed by its set) or the zero Handle.
+// occurrences are fixed by its set), a job with options scheduled without
+// Rearmable (its handle does not remember it), or the zero Handle.
 var ErrNotResettable = errors.New("the job cannot be reset")
 
 // ScheduleOnceAt runs fn once at the instant at. at equal to Now() is due
@@ -80,7 +81,7 @@ func (s *Scheduler) scheduleEvery(name, ivParam string, e Every, fn Func, opts [
 	}
 	f := jobFn{fn, int64(e.Interval)}
 	h, err := s.pushExt(name, at, tag, ext, f)
-	if err == nil {
+	if err == nil && ext.rearm {
 		h.re = ref(newRearm(h.ID(), ext, f, e.Count))
 	}
 	return h, err
@@ -136,7 +137,9 @@ func (h Handle) when() (int64, bool) {
 // pending) and schedules it again, with the same callback, options and id,
 // due d after Now() (an interval: first at Now()+d, then on that grid,
 // with its whole count again). It works on a one-shot that fired or was
-// cancelled. The new job is ordered as if scheduled at the call: among
+// cancelled. The handle must remember the job: a one-shot scheduled
+// without options does; a job with options (every interval has some) does
+// when scheduled with Rearmable, and the Reset job keeps it. The new job is ordered as if scheduled at the call: among
 // jobs due at one instant it runs after those scheduled before the Reset.
 // h then refers to the new job; other copies of h refer to the old one and
 // report inactive. d must be >= 0. A recurrence's handle and the zero
@@ -145,7 +148,7 @@ func (h Handle) when() (int64, bool) {
 func (h *Handle) Reset(d temporal.Duration) error {
 	const name = "Handle.Reset"
 	s := h.s
-	if s == nil || h.key&tagMask == tagRecurrence || h.re == nil {
+	if s == nil || h.re == nil {
 		return &CallError{Method: name, Err: ErrNotResettable}
 	}
 	if err := s.check(name); err != nil {

@@ -147,7 +147,7 @@ func TestHandleReset(t *testing.T) {
 	r.want(t, 10*ms, "b@0.025s", "a@0.025s")
 
 	// Cancelled one-shot with options; List keeps the id and the name.
-	h = must(r.s.ScheduleOnce(ms, r.cb("n"), sched.WithName("cool"), sched.WithLabel("f.lua:1")))
+	h = must(r.s.ScheduleOnce(ms, r.cb("n"), sched.WithName("cool"), sched.WithLabel("f.lua:1"), sched.Rearmable()))
 	id = h.ID()
 	h.Cancel()
 	if err := h.Reset(2 * ms); err != nil {
@@ -159,7 +159,7 @@ func TestHandleReset(t *testing.T) {
 	r.want(t, 2*ms, "n@0.027s")
 
 	// An interval starts again from the reset, with its whole count.
-	e := must(r.s.ScheduleEveryWith(sched.Every{Interval: 10 * ms, Count: 2}, r.cb("e")))
+	e := must(r.s.ScheduleEveryWith(sched.Every{Interval: 10 * ms, Count: 2}, r.cb("e"), sched.Rearmable()))
 	r.want(t, 10*ms, "e@0.037s")
 	if err := e.Reset(3 * ms); err != nil {
 		t.Fatal(err)
@@ -179,6 +179,10 @@ func TestHandleResetRefusals(t *testing.T) {
 	var zero sched.Handle
 	if err := zero.Reset(ms); !errors.Is(err, sched.ErrNotResettable) {
 		t.Fatalf("zero Handle Reset = %v", err)
+	}
+	plain := must(r.s.ScheduleEvery(ms, r.cb("e")))
+	if err := plain.Reset(ms); !errors.Is(err, sched.ErrNotResettable) || !plain.Active() {
+		t.Fatalf("Reset of an interval without Rearmable = %v", err)
 	}
 	rh := must(r.s.ScheduleRecurrence(sched.Recurrence{Set: dailyAt0230(t, "FREQ=DAILY"), Zone: "UTC"}, func(sched.Occurrence) error { return nil }))
 	if err := rh.Reset(ms); !errors.Is(err, sched.ErrNotResettable) {

@@ -108,6 +108,7 @@ type jobExt struct {
 	data  any    // see WithData
 	id    uint64 // the id a Reset kept; 0: the key's
 	left  int    // an every job with a count: fires left
+	rearm bool   // see Rearmable
 }
 
 // jobFn is the callback of a once or every job with an extension, and an
@@ -155,6 +156,14 @@ func WithLabel(label string) JobOption {
 func WithName(name string) JobOption {
 	return func(e *jobExt) { e.name = name }
 }
+
+// Rearmable makes a once or every job's handle remember how it was
+// scheduled, so that Handle.Reset can schedule it again after it fired or
+// was cancelled. It costs one small allocation per job; a one-shot without
+// options needs no such option (its handle holds its Func).
+func Rearmable() JobOption { return rearmable }
+
+var rearmable JobOption = func(e *jobExt) { e.rearm = true }
 
 // WithData attaches v to a job; List reports it in JobInfo.Data. A layer
 // that schedules jobs on behalf of its own objects (a debouncer's keys)

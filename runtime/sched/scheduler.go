@@ -185,7 +185,7 @@ func (s *Scheduler) scheduleOnce(name, param string, delay temporal.Duration, fn
 	}
 	e := s.newExt(opts)
 	h, err := s.pushExt(name, at, tagOnceExt, e, jobFn{fn: fn})
-	if err == nil {
+	if err == nil && e.rearm {
 		h.re = ref(newRearm(h.ID(), e, jobFn{fn: fn}, 0))
 	}
 	return h, err
