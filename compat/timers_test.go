@@ -301,6 +301,14 @@ func TestTypedAPIHasNoMillisecondAliases(t *testing.T) {
 			if m.Name == "ScheduleRecurrence" {
 				continue // takes a sched.Recurrence: no length of time at all
 			}
+			if in := m.Type.In(1); in == reflect.TypeFor[temporal.Instant]() {
+				continue // ScheduleOnceAt: an instant, not a length of time
+			} else if in == reflect.TypeFor[sched.Every]() {
+				if e := reflect.TypeFor[sched.Every](); e.Field(0).Type != dur || e.Field(1).Type != reflect.PointerTo(dur) {
+					t.Errorf("sched.Every's Interval and Delay are %v and %v, want temporal.Duration", e.Field(0).Type, e.Field(1).Type)
+				}
+				continue
+			}
 			if in := m.Type.In(1); in != dur {
 				t.Errorf("%v.%s takes %v, want temporal.Duration", typ, m.Name, in)
 			}

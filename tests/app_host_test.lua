@@ -447,7 +447,7 @@ test("bad arguments to every host method change nothing", function(t)
   t:error(function() hs:schedule_once{ delay = ms(1), callback = setmetatable({}, { __call = cb }) } end,
     ":callback must be a function, got table")
   t:error(function() hs:schedule_once{ delay = ms(1), callback = cb, extra = 1 } end,
-    "bad argument #2 to 'schedule-once' (unknown option :extra (accepted: :callback :delay))")
+    "bad argument #2 to 'schedule-once' (unknown option :extra (accepted: :at :callback :delay :label))")
   t:error(function() hs:schedule_once{ delay = ms(1), callback = cb, callback_x = 1 } end, "unknown option :callback_x")
   t:error(function() hs:schedule_once() end, "bad argument #2 to 'schedule-once' (option table expected, got nil)")
   t:error(function() hs:schedule_recurrence{ ["zone-id"] = "UTC", callback = cb } end,

@@ -216,7 +216,7 @@ test("bad inputs are refused with clear errors and change nothing", function(t)
     { function() s:schedule_every{ ["interval-ms"] = 5, callback = cb("x") } end, "use runtime-timers for milliseconds" },
     { function() s:schedule_every{ interval = ms(0), callback = cb("x") } end, ":interval must be a duration > 0, got PT0S" },
     { function() s:schedule_every{ interval = ms(-5), callback = cb("x") } end, ":interval must be a duration > 0" },
-    { function() s:schedule_once{ delay = ms(1), callback = cb("x"), extra = 1 } end, "unknown option :extra (accepted: :callback :delay)" },
+    { function() s:schedule_once{ delay = ms(1), callback = cb("x"), extra = 1 } end, "unknown option :extra (accepted: :at :callback :delay :label)" },
     { function() s:schedule_once{ delay = ms(1), callback = cb("x"), ["zone-id"] = "UTC", zone_id = "UTC" } end, "unknown option" },
     { function() s:schedule_once(5) end, "option table expected, got number 5" },
     { function() s.schedule_once{ delay = ms(1), callback = cb("x") } end, "call methods with ':'" },

@@ -312,7 +312,7 @@ test("bad arguments to every runtime-timers function change nothing", function(t
     t:error(function() call{ [key] = 1, callback = setmetatable({}, { __call = cb }) } end,
       "bad argument #1 to '" .. name .. "' (:callback must be a function, got table)")
     t:error(function() call{ [key] = 1, callback = cb, extra = 1 } end,
-      "bad argument #1 to '" .. name .. "' (unknown option :extra (accepted: :callback :" .. key .. "))")
+      "bad argument #1 to '" .. name .. "' (unknown option :extra (accepted: :callback :" .. key .. " :label))")
     t:error(function() call{ [key] = 1, [key:gsub("-", "_")] = 1, callback = cb } end, "are one option; give one spelling")
     t:error(function() call() end, "bad argument #1 to '" .. name .. "' (option table expected, got nil)")
     t:error(function() call(1, cb) end, "bad argument #1 to '" .. name .. "' (option table expected, got number 1)")

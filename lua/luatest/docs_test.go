@@ -17,6 +17,7 @@ func TestDocExamples(t *testing.T) {
 		{"../../docs/lua-api.md", "### The test harness"},
 		{"../../docs/lua-api.md", "- `hs:jobs()` lists what `hs:count()` counts"},
 		{"../../README.md", "save it as `tour_test.lua`"},
+		{"../../docs/lua-api.md", "A test of handles and spawn"},
 	} {
 		src, err := os.ReadFile(tc.doc)
 		if err != nil {

@@ -232,6 +232,8 @@ var hostMethods = map[string]lua.LGFunction{
 	},
 	"on-error":       hostOnError,
 	"register-timer": hostRegisterTimer,
+	"spawn":          hostSpawn,
+	"wait":           hostWait,
 	"owner":          hostOwner,
 	"debouncer": func(L *lua.LState) int {
 		h := checkHost(L, "debouncer")

@@ -28,7 +28,7 @@ type luaKeyDebouncer struct {
 
 func (*luaKeyDebouncer) luaTypeName() string { return keyDebouncerType }
 
-var debouncerOptions = []string{"timeout", "busy-timeout", "force-min", "force-max", "throttle", "leading", "trailing", "seed", "callback"}
+var debouncerOptions = []string{"timeout", "busy-timeout", "force-min", "force-max", "throttle", "leading", "trailing", "seed", "callback", "label"}
 
 // newKeyDebouncer is s:debouncer{...} on s, its jobs in g (nil: none).
 func newKeyDebouncer(L *lua.LState, s *sched.Scheduler, g *sched.Group) int {
@@ -67,7 +67,7 @@ func newKeyDebouncer(L *lua.LState, s *sched.Scheduler, g *sched.Group) int {
 	main := L.G.MainThread
 	cbs := callbacksOf(main)
 	label := where(L)
-	d, err := debounce.New(debounce.OnScheduler(s, g, sched.WithLabel(label)), c, func(key lua.LValue, args []lua.LValue) error {
+	d, err := debounce.New(debounce.OnScheduler(s, g, o.jobOptions()...), c, func(key lua.LValue, args []lua.LValue) error {
 		main.Push(cb)
 		main.Push(key)
 		for _, a := range args {

@@ -39,6 +39,12 @@ var luaFuncs = map[string]string{
 	"Debouncer":          "Debouncer",
 	"Debouncer.Call":     "Debouncer",
 
+	"ScheduleOnceAt":    "schedule-once", // handles.go
+	"ScheduleEveryWith": "schedule-every",
+	"Handle.Reset":      "reset",
+	"Spawn":             "spawn",
+	"Task.Wait":         "wait",
+
 	"RegisterTimer": "register-timer", // keyed timers
 	"NewOwner":      "owner",
 	"Renew":         "renew",
@@ -62,6 +68,11 @@ var luaParams = map[string]string{
 	"intervalMs": "interval-ms",
 	"name":       "name",
 	"f":          "facet",
+
+	"at":         "at", // handles.go
+	"e.Interval": "interval",
+	"e.Delay":    "delay",
+	"e.Count":    "count",
 
 	"opts.Interval": "interval", // keyed timers
 	"opts.Delay":    "delay",

@@ -31,7 +31,8 @@ type keyedLua struct {
 	pool    []*lua.LState
 	running int // handlers running (in their callback or a tick:wait)
 	wait    *lua.LFunction
-	index   *lua.LFunction // the tick tables' __index
+	index   *lua.LFunction  // the tick tables' __index
+	cur     coroutineRunner // the runner resuming its coroutine now (spawn.go)
 }
 
 func keyedOf(L *lua.LState) *keyedLua {
@@ -63,6 +64,7 @@ func keyedOf(L *lua.LState) *keyedLua {
 // timerRunner runs one generation's callback.
 type timerRunner struct {
 	k       *keyedLua
+	s       *sched.Scheduler // where the timer runs: s:wait checks it
 	fn      *lua.LFunction
 	th      *lua.LState // the thread running the handler, while it runs
 	tick    *lua.LTable // the generation's tick table, refilled for each tick
@@ -76,14 +78,7 @@ type timerRunner struct {
 // start runs the callback for a new tick on a pooled thread.
 func (r *timerRunner) start(t *sched.Tick) error {
 	k := r.k
-	var th *lua.LState
-	if n := len(k.pool); n > 0 {
-		th = k.pool[n-1]
-		k.pool = k.pool[:n-1]
-	} else {
-		th, _ = k.main.NewThread()
-	}
-	r.th = th
+	r.th = k.thread()
 	k.running++
 	// The handler never runs twice at once, so one table per generation
 	// serves every tick: refilling its keys allocates nothing.
@@ -114,23 +109,8 @@ func (r *timerRunner) start(t *sched.Tick) error {
 // resume runs the handler's thread up to its next tick:wait or its end,
 // under its own callback budget.
 func (r *timerRunner) resume(t *sched.Tick, fn *lua.LFunction, args ...lua.LValue) error {
-	k, th := r.k, r.th
-	if g := k.cbs.gov; g != nil {
-		if th.Context() != context.Context(g) {
-			th.SetContext(g) // a killed thread's own context was cancelled
-		}
-		if err := g.callbackFrame(r.fn); err != nil {
-			r.end(false)
-			return err
-		}
-	}
-	prev := k.cbs.fn
-	k.cbs.fn = r.fn
-	st, err, _ := k.main.G.CurrentThread.Resume(th, fn, args...)
-	k.cbs.fn = prev
-	if g := k.cbs.gov; g != nil {
-		err = g.leave(err)
-	}
+	th := r.th
+	st, err := r.k.resumeOn(th, r.fn, r, fn, args...)
 	switch {
 	case err != nil || st == lua.ResumeError:
 		r.end(false)
@@ -145,6 +125,38 @@ func (r *timerRunner) resume(t *sched.Tick, fn *lua.LFunction, args ...lua.LValu
 	}
 	r.waitReq = false
 	return t.Wait(r.waitFor, r.cont)
+}
+
+// thread returns a thread from the pool, or a new one.
+func (k *keyedLua) thread() *lua.LState {
+	if n := len(k.pool); n > 0 {
+		th := k.pool[n-1]
+		k.pool = k.pool[:n-1]
+		return th
+	}
+	th, _ := k.main.NewThread()
+	return th
+}
+
+// resumeOn resumes th with fn(args...) under the callback budget of cb,
+// with cur as the coroutine s:wait may suspend.
+func (k *keyedLua) resumeOn(th *lua.LState, cb *lua.LFunction, cur coroutineRunner, fn *lua.LFunction, args ...lua.LValue) (lua.ResumeState, error) {
+	if g := k.cbs.gov; g != nil {
+		if th.Context() != context.Context(g) {
+			th.SetContext(g) // a killed thread's own context was cancelled
+		}
+		if err := g.callbackFrame(cb); err != nil {
+			return lua.ResumeError, err
+		}
+	}
+	prev, prevCur := k.cbs.fn, k.cur
+	k.cbs.fn, k.cur = cb, cur
+	st, err, _ := k.main.G.CurrentThread.Resume(th, fn, args...)
+	k.cbs.fn, k.cur = prev, prevCur
+	if g := k.cbs.gov; g != nil {
+		err = g.leave(err)
+	}
+	return st, err
 }
 
 // end forgets the handler's thread, back into the pool when it ended
@@ -215,7 +227,7 @@ func (*luaOwner) luaTypeName() string { return ownerType }
 // registerTimer reads argument 2 of fn as register-timer's option table
 // and registers the timer under o.
 func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
-	opts := checkOptions(L, 2, fn, []string{"key", "interval", "delay", "overrun", "max-catch-up-ticks", "on-cancel", "callback"}, msHint)
+	opts := checkOptions(L, 2, fn, []string{"key", "interval", "delay", "overrun", "max-catch-up-ticks", "on-cancel", "callback", "label"}, msHint)
 	key, ok := opts.get("key").(lua.LString)
 	if !ok || key == "" {
 		opts.fail("key", "a non-empty string")
@@ -261,9 +273,9 @@ func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
 		}
 	}
 	cb := opts.function("callback")
-	r := &timerRunner{k: keyedOf(L), fn: cb}
+	r := &timerRunner{k: keyedOf(L), s: o.Scheduler(), fn: cb}
 	r.cont = func(t *sched.Tick) error { return r.resume(t, nil, newDuration(r.k.main, t.Waited())) }
-	t, err := o.RegisterTimer(string(key), sched.TimerOptions{Interval: iv, Delay: delay, Overrun: ov, OnCancel: onCancel, Label: where(L)}, r.start)
+	t, err := o.RegisterTimer(string(key), sched.TimerOptions{Interval: iv, Delay: delay, Overrun: ov, OnCancel: onCancel, Label: where(L), Name: opts.label()}, r.start)
 	raiseError(L, luaCall{fn, 2, true}, err)
 	ud := L.NewUserData()
 	ud.Value = &luaTimer{t: t}
@@ -280,7 +292,14 @@ var timerMethods = map[string]lua.LGFunction{
 		L.Push(lua.LTrue)
 		return 1
 	},
-	"active?": func(L *lua.LState) int { L.Push(lua.LBool(checkTimer(L, "active?").t.Active())); return 1 },
+	"active?":   func(L *lua.LState) int { L.Push(lua.LBool(checkTimer(L, "active?").t.Active())); return 1 },
+	"due":       func(L *lua.LState) int { pushDue(L, checkTimer(L, "due").t.Due); return 1 },
+	"remaining": func(L *lua.LState) int { pushRemaining(L, checkTimer(L, "remaining").t.Remaining); return 1 },
+	"reset": func(L *lua.LState) int {
+		checkTimer(L, "reset")
+		raise(L, "reset: a keyed timer cannot be reset; register its key again (a new generation)")
+		return 0
+	},
 }
 
 func buildTimerMeta(L *lua.LState, mt *lua.LTable) {

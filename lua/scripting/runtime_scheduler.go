@@ -207,6 +207,8 @@ var schedulerMethods = map[string]lua.LGFunction{
 	"register-timer":  schedulerRegisterTimer,
 	"owner":           schedulerOwner,
 	"debouncer":       func(L *lua.LState) int { return newKeyDebouncer(L, live(L, "debouncer").s, nil) },
+	"spawn":           schedulerSpawn,
+	"wait":            schedulerWait,
 	"trace": func(L *lua.LState) int {
 		ls := live(L, "trace")
 		switch v := L.Get(2).(type) {
@@ -237,6 +239,9 @@ func pushTrace(L *lua.LState, fires []sched.Fire) {
 		r.RawSetString("at", newInstant(L, f.At))
 		r.RawSetString("id", lua.LNumber(f.ID))
 		r.RawSetString("kind", lua.LString(f.Kind.String()))
+		if f.Name != "" {
+			r.RawSetString("label", lua.LString(f.Name))
+		}
 		if f.ScheduledIndex > 0 {
 			r.RawSetString("scheduled-index", lua.LNumber(f.ScheduledIndex))
 		}

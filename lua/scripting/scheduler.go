@@ -1,7 +1,6 @@
 package scripting
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/yuin/gopher-lua"
@@ -21,8 +20,10 @@ var msHint = map[string]string{
 // target is where typed jobs go: a whole scheduler or one group of it.
 type target interface {
 	ScheduleOnce(temporal.Duration, sched.Func, ...sched.JobOption) (sched.Handle, error)
-	ScheduleEvery(temporal.Duration, sched.Func, ...sched.JobOption) (sched.Handle, error)
+	ScheduleOnceAt(temporal.Instant, sched.Func, ...sched.JobOption) (sched.Handle, error)
+	ScheduleEveryWith(sched.Every, sched.Func, ...sched.JobOption) (sched.Handle, error)
 	ScheduleRecurrence(sched.Recurrence, sched.RecurrenceFunc, ...sched.JobOption) (sched.Handle, error)
+	Spawn(sched.TaskFunc, ...sched.JobOption) (*sched.Task, error)
 }
 
 // luaJob turns a Lua function into a sched.Func: one PCall per fire, no
@@ -74,26 +75,33 @@ func where(L *lua.LState) string {
 
 // scheduleOnce, scheduleEvery and scheduleRecurrence read argument 2 as
 // the typed option table and schedule into t. fn names the Lua function.
-func scheduleOnce(L *lua.LState, t target, c *jobCache, fn string) sched.Handle {
-	o := checkOptions(L, 2, fn, []string{"delay", "callback"}, msHint)
+func scheduleOnce(L *lua.LState, t target, c *jobCache, fn string) *luaHandle {
+	o := checkOptions(L, 2, fn, []string{"delay", "at", "callback", "label"}, msHint)
+	cb := o.function("callback")
+	if o.has("at") {
+		return scheduleOnceAt(L, t, c, fn, &o, cb)
+	}
 	d := o.duration("delay", true)
-	cb := o.function("callback")
-	h, err := t.ScheduleOnce(d, c.get(L, cb), sched.WithLabel(where(L)))
+	h, err := t.ScheduleOnce(d, c.get(L, cb), o.handleOptions()...)
 	raiseError(L, luaCall{fn, 2, true}, err)
-	return h
+	return &luaHandle{h: h, reset: d}
 }
 
-func scheduleEvery(L *lua.LState, t target, c *jobCache, fn string) sched.Handle {
-	o := checkOptions(L, 2, fn, []string{"interval", "callback"}, msHint)
-	d := o.duration("interval", false)
+func scheduleEvery(L *lua.LState, t target, c *jobCache, fn string) *luaHandle {
+	o := checkOptions(L, 2, fn, []string{"interval", "delay", "count", "callback", "label"}, msHint)
+	e := o.every()
 	cb := o.function("callback")
-	h, err := t.ScheduleEvery(d, c.get(L, cb), sched.WithLabel(where(L)))
+	h, err := t.ScheduleEveryWith(e, c.get(L, cb), o.handleOptions()...)
 	raiseError(L, luaCall{fn, 2, true}, err)
-	return h
+	reset := e.Interval
+	if e.Delay != nil {
+		reset = *e.Delay
+	}
+	return &luaHandle{h: h, reset: reset}
 }
 
-func scheduleRecurrence(L *lua.LState, t target, fn string) sched.Handle {
-	o := checkOptions(L, 2, fn, []string{"recurrence-set", "zone-id", "callback", "disambiguation", "limit"}, nil)
+func scheduleRecurrence(L *lua.LState, t target, fn string) *luaHandle {
+	o := checkOptions(L, 2, fn, []string{"recurrence-set", "zone-id", "callback", "disambiguation", "limit", "label"}, countHint)
 	rs, ok := toRecurrenceSet(o.get("recurrence-set"))
 	if !ok {
 		o.fail("recurrence-set", "a Temporal.recurrence-set")
@@ -121,9 +129,9 @@ func scheduleRecurrence(L *lua.LState, t target, fn string) sched.Handle {
 		main.Push(cb)
 		main.Push(p)
 		return cbs.call(main, cb, 1)
-	}, sched.WithLabel(where(L)))
+	}, o.jobOptions()...)
 	raiseError(L, luaCall{fn, 2, true}, err)
-	return h
+	return &luaHandle{h: h, recurrence: true}
 }
 
 // duration reads a Temporal.duration option; a number gets a pointer to the
@@ -140,65 +148,11 @@ func (o *options) duration(key string, required bool) temporal.Duration {
 	return 0
 }
 
-// handle userdata.
-
-// handleType names a handle to scripts and its metatable in the registry.
-const handleType = "runtime-scheduler handle"
-
-type luaHandle struct{ h sched.Handle }
-
-func (*luaHandle) luaTypeName() string { return handleType }
-
-func pushHandle(L *lua.LState, h sched.Handle) {
-	ud := L.NewUserData()
-	ud.Value = &luaHandle{h}
-	L.SetMetatable(ud, typeMetatable(L, handleType, buildHandleMeta))
-	L.Push(ud)
-}
-
-// handleMethods are a handle's methods; its __index adds the field id.
-var handleMethods = map[string]lua.LGFunction{
-	// cancel and drop return true whether or not the job was pending
-	// (LUA-API), unlike Go's Handle.Cancel.
-	"cancel":  func(L *lua.LState) int { checkHandle(L, "cancel").Cancel(); L.Push(lua.LTrue); return 1 },
-	"drop":    func(L *lua.LState) int { checkHandle(L, "drop").Drop(); L.Push(lua.LTrue); return 1 },
-	"active?": func(L *lua.LState) int { L.Push(lua.LBool(checkHandle(L, "active?").Active())); return 1 },
-}
-
-func buildHandleMeta(L *lua.LState, mt *lua.LTable) {
-	methods := L.NewTable()
-	setFuncs(L, methods, handleMethods)
-	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		h := checkHandle(L, "index")
-		if k, ok := L.Get(2).(lua.LString); ok && k == "id" {
-			L.Push(lua.LNumber(h.ID()))
-			return 1
-		}
-		L.Push(methods.RawGet(L.Get(2)))
-		return 1
-	}))
-	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
-		h := checkHandle(L, "tostring")
-		L.Push(lua.LString(fmt.Sprintf("handle #%d", h.ID())))
-		return 1
-	}))
-}
-
-func checkHandle(L *lua.LState, fn string) sched.Handle {
-	if ud, ok := L.Get(1).(*lua.LUserData); ok {
-		if h, ok := ud.Value.(*luaHandle); ok {
-			return h.h
-		}
-	}
-	argError(L, 1, fn, "handle expected, got "+describe(L.Get(1)))
-	return sched.Handle{}
-}
-
 // pushJobList pushes jobs as LUA-API's list() records.
 func pushJobList(L *lua.LState, jobs []sched.JobInfo) {
 	list := L.CreateTable(len(jobs), 0)
 	for _, j := range jobs {
-		r := newRecord(L, 6)
+		r := newRecord(L, 7)
 		r.RawSetString("id", lua.LNumber(j.ID))
 		r.RawSetString("kind", lua.LString(j.Kind.String()))
 		if key, ok := debounceJob(j); ok {
@@ -207,6 +161,9 @@ func pushJobList(L *lua.LState, jobs []sched.JobInfo) {
 		}
 		r.RawSetString("due-at", newInstant(L, j.DueAt))
 		r.RawSetString("due-in", newDuration(L, j.DueIn))
+		if j.Name != "" {
+			r.RawSetString("label", lua.LString(j.Name))
+		}
 		if j.Kind == sched.KindEvery {
 			r.RawSetString("interval", newDuration(L, j.Interval))
 		}

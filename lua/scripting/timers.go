@@ -22,39 +22,40 @@ func loadRuntimeTimers(L *lua.LState, tm func() *compat.Timers) int {
 	setFuncs(L, mod, dotCalled(mod, "runtime-timers", "RuntimeTimers", map[string]lua.LGFunction{
 		"Timeout": func(L *lua.LState) int {
 			const fn = "Timeout"
-			o := checkOptions(L, 1, fn, []string{"delay-ms", "callback"}, typedHint)
+			o := checkOptions(L, 1, fn, []string{"delay-ms", "callback", "label"}, typedHint)
 			ms := o.millis("delay-ms")
 			cb := o.function("callback")
-			h, err := tm().Timeout(ms, jobs.get(L, cb), sched.WithLabel(where(L)))
+			h, err := tm().Timeout(ms, jobs.get(L, cb), o.handleOptions()...)
 			raiseError(L, luaCall{fn, 1, true}, err)
-			pushHandle(L, h)
+			pushTimersHandle(L, h, ms)
 			return 1
 		},
 		"Interval": func(L *lua.LState) int {
 			const fn = "Interval"
-			o := checkOptions(L, 1, fn, []string{"interval-ms", "callback"}, typedHint)
+			o := checkOptions(L, 1, fn, []string{"interval-ms", "callback", "label"}, typedHint)
 			ms := o.millis("interval-ms")
 			cb := o.function("callback")
-			h, err := tm().Interval(ms, jobs.get(L, cb), sched.WithLabel(where(L)))
+			h, err := tm().Interval(ms, jobs.get(L, cb), o.handleOptions()...)
 			raiseError(L, luaCall{fn, 1, true}, err)
-			pushHandle(L, h)
+			pushTimersHandle(L, h, ms)
 			return 1
 		},
 		"Debouncer": func(L *lua.LState) int {
 			const fn = "Debouncer"
-			o := checkOptions(L, 1, fn, []string{"delay-ms", "callback"}, typedHint)
+			o := checkOptions(L, 1, fn, []string{"delay-ms", "callback", "label"}, typedHint)
 			ms := o.millis("delay-ms")
 			cb := o.function("callback")
 			main := L.G.MainThread
 			cbs := callbacksOf(main)
 			label := where(L)
+			jobOpts := o.jobOptions()
 			d, err := tm().Debouncer(ms, func(args []any) error {
 				main.Push(cb)
 				for _, a := range args {
 					main.Push(a.(lua.LValue))
 				}
 				return cbs.call(main, cb, len(args))
-			}, sched.WithLabel(label))
+			}, jobOpts...)
 			raiseError(L, luaCall{fn, 1, true}, err)
 			ud := L.NewUserData()
 			ud.Value = &luaDebouncer{d, label}
@@ -78,6 +79,13 @@ func loadRuntimeTimers(L *lua.LState, tm func() *compat.Timers) int {
 	}))
 	L.Push(mod)
 	return 1
+}
+
+// pushTimersHandle pushes a runtime-timers handle: its reset takes
+// milliseconds, by default ms.
+func pushTimersHandle(L *lua.LState, h sched.Handle, ms float64) {
+	d, _ := temporal.Millis(ms)
+	pushHandle(L, &luaHandle{h: h, ms: true, reset: d})
 }
 
 // millis reads a required millisecond option: a Lua number (numeric strings

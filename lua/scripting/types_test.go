@@ -94,12 +94,14 @@ var (
 		completionType:   "RuntimeScheduler.Completion",
 		ownerType:        "RuntimeScheduler.Owner",
 		keyDebouncerType: "RuntimeScheduler.Debouncer",
+		spawnHandleType:  "RuntimeScheduler.Spawn",
 	}
 	// Types whose __index is a function: their names come from Go.
 	indexFuncNames = map[string][]string{
 		handleType:      append(namesOf(handleMethods), "id"),
 		timerHandleType: append(namesOf(timerMethods), "id", "key", "generation"),
 		ownerType:       append(namesOf(ownerMethods), "id"),
+		spawnHandleType: append(namesOf(spawnMethods), "id"),
 	}
 	recordClasses = map[string]string{
 		"payload": "RuntimeScheduler.Occurrence",
@@ -148,6 +150,7 @@ local tm = s:register_timer{ key = "k", interval = T.duration{ hours = 1 }, call
 s:advance(T.duration{ hours = 1 })
 local keyfire = s:trace()[#s:trace()]
 local o = s:owner{ lease = T.duration{ hours = 1 } }
+s:spawn(function() s:wait(T.duration{ hours = 1 }) end)
 local deb = s:debouncer{ timeout = T.duration{ hours = 1 }, callback = function() end }
 deb:debounce("key")
 local jobs = s:list()

@@ -47,6 +47,8 @@
 ---@field register_timer fun(self: AppHost.Scheduler, opts: RuntimeScheduler.TimerOptions): RuntimeScheduler.Timer
 ---@field owner fun(self: AppHost.Scheduler, opts: RuntimeScheduler.OwnerOptions): RuntimeScheduler.Owner
 ---@field debouncer fun(self: AppHost.Scheduler, opts: RuntimeScheduler.DebouncerOptions): RuntimeScheduler.Debouncer
+---@field spawn fun(self: AppHost.Scheduler, f: fun(...), ...): RuntimeScheduler.Spawn runs f(...) at once as a coroutine on the host's timeline
+---@field wait fun(self: AppHost.Scheduler, d: Temporal.Duration): Temporal.Duration inside hs:spawn's functions and the host's keyed callbacks
 ---@field ["on-error"] fun(self: AppHost.Scheduler, handler: (fun(msg: string, info: AppHost.ErrorInfo))|nil): true
 ---@field on_error fun(self: AppHost.Scheduler, handler: (fun(msg: string, info: AppHost.ErrorInfo))|nil): true
 

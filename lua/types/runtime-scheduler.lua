@@ -8,13 +8,19 @@
 ---@class RuntimeScheduler.CreateOptions
 ---@field clock? Temporal.Clock the epoch is clock:now(); default the run's virtual clock
 
+---Give :delay or :at, not both.
 ---@class RuntimeScheduler.OnceOptions
----@field delay Temporal.Duration >= 0
+---@field delay? Temporal.Duration >= 0
+---@field at? Temporal.Instant not before now; now is due now
 ---@field callback fun()
+---@field label? string a name of yours: list(), traces and errors show it
 
 ---@class RuntimeScheduler.EveryOptions
 ---@field interval Temporal.Duration > 0
+---@field delay? Temporal.Duration the first fire's delay (>= 0), which anchors the grid; default interval
+---@field count? integer how many fires in all (>= 1), catch-up included; then the handle is inactive
 ---@field callback fun()
+---@field label? string a name of yours: list(), traces and errors show it
 
 ---Give each key in one spelling.
 ---@class RuntimeScheduler.RecurrenceOptions
@@ -25,6 +31,7 @@
 ---@field callback fun(payload: RuntimeScheduler.Occurrence)
 ---@field disambiguation? Temporal.Disambiguation default "reject"
 ---@field limit? integer fires at most this many (>= 1)
+---@field label? string a name of yours: list(), traces and errors show it
 
 ---What a recurrence callback receives.
 ---@class RuntimeScheduler.Occurrence
@@ -41,7 +48,8 @@
 ---One pending job, as list() shows it.
 ---@class RuntimeScheduler.JobRecord
 ---@field id integer
----@field kind "once"|"every"|"recurrence"|"timer"|"debounce"
+---@field kind "once"|"every"|"recurrence"|"timer"|"debounce"|"spawn"
+---@field label? string the job's label option, when given
 ---@field ["due-at"] Temporal.Instant
 ---@field due_at Temporal.Instant
 ---@field ["due-in"] Temporal.Duration
@@ -59,6 +67,7 @@
 ---@field at Temporal.Instant
 ---@field id integer
 ---@field kind string
+---@field label? string the job's label option, when given
 ---@field key? string a keyed tick's key
 ---@field generation? integer
 ---@field ["delivery-index"]? integer
@@ -99,6 +108,8 @@
 ---@field register_timer fun(self: RuntimeScheduler.Scheduler, opts: RuntimeScheduler.TimerOptions): RuntimeScheduler.Timer keyed by the scheduler's own owner
 ---@field owner fun(self: RuntimeScheduler.Scheduler, opts: RuntimeScheduler.OwnerOptions): RuntimeScheduler.Owner
 ---@field debouncer fun(self: RuntimeScheduler.Scheduler, opts: RuntimeScheduler.DebouncerOptions): RuntimeScheduler.Debouncer
+---@field spawn fun(self: RuntimeScheduler.Scheduler, f: fun(...), ...): RuntimeScheduler.Spawn runs f(...) at once as a coroutine, up to its first wait
+---@field wait fun(self: RuntimeScheduler.Scheduler, d: Temporal.Duration): Temporal.Duration inside a spawned function or keyed callback: suspends for d of virtual time; returns the time it took
 
 ---A scheduled job. cancel and drop are idempotent and return true.
 ---@class RuntimeScheduler.Handle
@@ -107,6 +118,20 @@
 ---@field drop fun(self: RuntimeScheduler.Handle): true cancels and releases the handle's resources
 ---@field ["active?"] fun(self: RuntimeScheduler.Handle): boolean
 ---@field is_active fun(self: RuntimeScheduler.Handle): boolean
+---@field due fun(self: RuntimeScheduler.Handle): Temporal.Instant? the next deadline (in an interval's callback, its next tick); nil when inactive
+---@field remaining fun(self: RuntimeScheduler.Handle): Temporal.Duration? time to the next deadline, never negative; nil when inactive
+---@field reset fun(self: RuntimeScheduler.Handle, d?: Temporal.Duration|number): true re-arms (even a fired one-shot) d from now, default the original delay; runtime-timers handles take milliseconds
+
+---A spawned function. cancel ends it at its current wait; it cannot be reset.
+---@class RuntimeScheduler.Spawn
+---@field id integer the id list() shows
+---@field cancel fun(self: RuntimeScheduler.Spawn): true
+---@field drop fun(self: RuntimeScheduler.Spawn): true
+---@field ["active?"] fun(self: RuntimeScheduler.Spawn): boolean running or waiting
+---@field is_active fun(self: RuntimeScheduler.Spawn): boolean running or waiting
+---@field due fun(self: RuntimeScheduler.Spawn): Temporal.Instant? when it resumes; nil unless waiting
+---@field remaining fun(self: RuntimeScheduler.Spawn): Temporal.Duration? nil unless waiting
+---@field reset fun(self: RuntimeScheduler.Spawn): nil always an error: spawn again
 
 ---@alias RuntimeScheduler.Overrun "skip-late-ticks"|"catch-up-bounded"|"delay-next-tick"
 
@@ -121,6 +146,7 @@
 ---@field ["on-cancel"]? fun() timer-owned cleanup; its error goes into result()
 ---@field on_cancel? fun() timer-owned cleanup; its error goes into result()
 ---@field callback fun(tick: RuntimeScheduler.Tick)
+---@field label? string a name of yours: list(), traces and errors show it
 
 ---What a keyed callback receives. The table is reused for the
 ---generation's next tick: copy a field to keep it.
@@ -142,6 +168,9 @@
 ---@field cancel fun(self: RuntimeScheduler.Timer): RuntimeScheduler.Completion the generation's one completion
 ---@field drop fun(self: RuntimeScheduler.Timer): true
 ---@field ["active?"] fun(self: RuntimeScheduler.Timer): boolean
+---@field reset fun(self: RuntimeScheduler.Timer): nil always an error: register the key again
+---@field due fun(self: RuntimeScheduler.Timer): Temporal.Instant? the next tick's deadline (now for a late one); nil once cancelled or while its lease has lapsed
+---@field remaining fun(self: RuntimeScheduler.Timer): Temporal.Duration? time to due(), never negative
 ---@field is_active fun(self: RuntimeScheduler.Timer): boolean
 
 ---A generation's one cancel result; every caller gets the same object.
@@ -176,6 +205,7 @@
 ---@field trailing? boolean fire after the quiet time (default true)
 ---@field seed? integer the ceiling draws; default from the state's generator
 ---@field callback fun(key: any, ...) gets the key and its latest touch's arguments
+---@field label? string a name of yours: list() and errors show it
 
 ---@class RuntimeScheduler.Debouncer
 ---@field debounce fun(self: RuntimeScheduler.Debouncer, key: any, ...): true

@@ -15,18 +15,21 @@
 ---@field ["delay-ms"]? number >= 0
 ---@field delay_ms? number >= 0
 ---@field callback fun()
+---@field label? string a name of yours: list() and errors show it
 
 ---Give each key in one spelling.
 ---@class RuntimeTimers.IntervalOptions
 ---@field ["interval-ms"]? number > 0
 ---@field interval_ms? number > 0
 ---@field callback fun()
+---@field label? string a name of yours: list() and errors show it
 
 ---Give each key in one spelling.
 ---@class RuntimeTimers.DebouncerOptions
 ---@field ["delay-ms"]? number >= 0
 ---@field delay_ms? number >= 0
 ---@field callback fun(...)
+---@field label? string a name of yours: list() and errors show it
 
 ---Calling it (db(...)) or db:call(...) (re)starts the delay; the callback
 ---gets the latest call's arguments.

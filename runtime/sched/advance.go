@@ -192,6 +192,9 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 	if tag == tagTimer {
 		return s.fireTimer(id, when, key, (*Timer)(p))
 	}
+	if tag == tagSpawn {
+		return s.fireTask(id, (*Task)(p))
+	}
 	ext := refExt(p)
 	s.curExt = ext
 	var err error
@@ -214,11 +217,24 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 			s.observe(key, ext, 0)
 		}
 		err = j.fn()
+	case tagEveryCount:
+		// An interval with a count: the hot tagEvery path above stays as
+		// it was. The last fire takes the job out before its callback.
+		j := s.fns[id]
+		ext.left--
+		if next, ok := nextTick(when, j.interval, jump, target, s.maxAt); ok && ext.left > 0 {
+			s.q.Update(id, next, key)
+		} else {
+			s.q.Remove(id)
+			s.extDone = true
+		}
+		s.observe(key, ext, 0)
+		err = j.fn()
 	case tagRecurrence:
 		err = s.fireRecurrence(id, key, ext, jump, target)
 	}
 	if err != nil {
-		err = &JobError{Job: Job{ID: key >> tagBits, Kind: tagKind(tag), Label: ext.label}, Err: err}
+		err = &JobError{Job: ext.job(key), Err: err}
 	}
 	if s.extDone {
 		// The job left the queue, before or during its callback. Its queue
@@ -297,6 +313,7 @@ func (s *Scheduler) fireRecurrence(id timerq.ID, key uint64, ext *jobExt, jump b
 
 func (s *Scheduler) observe(key uint64, ext *jobExt, idx int) {
 	if s.observer != nil {
-		s.observer(Fire{At: s.Now(), ID: key >> tagBits, Kind: tagKind(key & tagMask), Label: ext.labelOf(), ScheduledIndex: idx})
+		j := ext.job(key)
+		s.observer(Fire{At: s.Now(), ID: j.ID, Kind: j.Kind, Label: j.Label, Name: j.Name, ScheduledIndex: idx})
 	}
 }

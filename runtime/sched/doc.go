@@ -24,6 +24,29 @@
 //
 // Jump models a host that was suspended: each due job runs once.
 //
+// # Handles
+//
+// A Handle's Due and Remaining report the job's next deadline (inside an
+// interval's callback, its next tick); an inactive handle reports none.
+// Reset re-arms a once or every job as time.Timer.Reset does, even one
+// that fired or was cancelled: it keeps the job's id, callback and
+// options, and is ordered as if scheduled at the call. A job with options
+// opts in with Rearmable, so that hot paths that never reset allocate
+// nothing for it. ScheduleOnceAt
+// takes an instant (not before Now()); ScheduleEveryWith takes the first
+// delay, which anchors the grid, and a count of fires, after which the
+// job is inactive. WithName gives a job a user's name, which errors and
+// traces show beside WithLabel's position: "every #3 'regen' scheduled at
+// game.lua:14".
+//
+// # Tasks
+//
+// Spawn runs a TaskFunc at once; Task.Wait names the step to run after a
+// span of virtual time, so code that waits reads straight through. A
+// waiting task is pending work (KindSpawn) in the (deadline, creation)
+// order; each resumption is one fire, counted by RunAll and, at zero wait,
+// by the loop guard. Cancel ends a task at its current wait.
+//
 // # Keyed timers
 //
 // RegisterTimer registers a repeating timer by key under an Owner (the

@@ -60,13 +60,17 @@ func (e *CallError) Unwrap() error { return e.Err }
 type Job struct {
 	ID    uint64
 	Kind  Kind
-	Label string // where the job was scheduled, if known
+	Label string // where the job was scheduled, if known (WithLabel)
+	Name  string // its user's name for it, if any (WithName)
 }
 
-// String returns "once #3 scheduled at f.lua:12", or "once #3" without a
-// label.
+// String returns "every #3 'regen' scheduled at game.lua:14": the name and
+// the position each only when known ("once #3" has neither).
 func (j Job) String() string {
 	s := fmt.Sprintf("%s #%d", j.Kind, j.ID)
+	if j.Name != "" {
+		s += " '" + j.Name + "'"
+	}
 	if j.Label != "" {
 		s += " scheduled at " + j.Label
 	}

@@ -34,6 +34,21 @@ func (g *Group) ScheduleEvery(interval temporal.Duration, fn Func, opts ...JobOp
 	return g.s.ScheduleEvery(interval, fn, g.with(opts)...)
 }
 
+// ScheduleOnceAt is Scheduler.ScheduleOnceAt for a job of g.
+func (g *Group) ScheduleOnceAt(at temporal.Instant, fn Func, opts ...JobOption) (Handle, error) {
+	return g.s.ScheduleOnceAt(at, fn, g.with(opts)...)
+}
+
+// ScheduleEveryWith is Scheduler.ScheduleEveryWith for a job of g.
+func (g *Group) ScheduleEveryWith(e Every, fn Func, opts ...JobOption) (Handle, error) {
+	return g.s.ScheduleEveryWith(e, fn, g.with(opts)...)
+}
+
+// Spawn is Scheduler.Spawn for a task of g.
+func (g *Group) Spawn(fn TaskFunc, opts ...JobOption) (*Task, error) {
+	return g.s.Spawn(fn, g.with(opts)...)
+}
+
 // ScheduleRecurrence is Scheduler.ScheduleRecurrence for a job of g.
 func (g *Group) ScheduleRecurrence(r Recurrence, fn RecurrenceFunc, opts ...JobOption) (Handle, error) {
 	return g.s.ScheduleRecurrence(r, fn, g.with(opts)...)
@@ -61,8 +76,9 @@ func (g *Group) Clear() error {
 		return true
 	})
 	for _, id := range mine {
-		if p, ok := g.s.q.Remove(id); ok {
-			g.s.releaseExt(id, refExt(p))
+		if _, key, _, ok := g.s.q.Get(id); ok {
+			p, _ := g.s.q.Remove(id)
+			g.s.released(id, key, p)
 		}
 	}
 	return nil

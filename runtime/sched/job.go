@@ -17,6 +17,7 @@ const (
 	KindEvery
 	KindRecurrence
 	KindTimer // a keyed timer's tick or its running handler (keyed.go)
+	KindSpawn // a spawned task waiting to resume (spawn.go)
 )
 
 func (k Kind) String() string {
@@ -29,6 +30,8 @@ func (k Kind) String() string {
 		return "recurrence"
 	case KindTimer:
 		return "timer"
+	case KindSpawn:
+		return "spawn"
 	}
 	return "unknown"
 }
@@ -61,6 +64,8 @@ const (
 	tagEvery             // ref is a *jobExt
 	tagRecurrence        // ref is a *jobExt
 	tagTimer             // ref is a *Timer, whose first field is its jobExt
+	tagEveryCount        // ref is a *jobExt: an every job with a count
+	tagSpawn             // ref is a *Task, whose first field is its jobExt
 
 	tagBits = 3
 	tagMask = 1<<tagBits - 1
@@ -78,6 +83,10 @@ func tagKind(tag uint64) Kind {
 		return KindRecurrence
 	case tagTimer:
 		return KindTimer
+	case tagEveryCount:
+		return KindEvery
+	case tagSpawn:
+		return KindSpawn
 	}
 	return KindOnce
 }
@@ -94,8 +103,12 @@ func refExt(p ref) *jobExt { return (*jobExt)(p) }
 type jobExt struct {
 	group *Group // nil: no group
 	label string
+	name  string // see WithName
 	rec   *recurrence
-	data  any // see WithData
+	data  any    // see WithData
+	id    uint64 // the id a Reset kept; 0: the key's
+	left  int    // an every job with a count: fires left
+	rearm bool   // see Rearmable
 }
 
 // jobFn is the callback of a once or every job with an extension, and an
@@ -115,11 +128,17 @@ type recurrence struct {
 	nextAt temporal.Instant
 }
 
-func (e *jobExt) labelOf() string {
-	if e == nil {
-		return ""
+// job names the job with queue key and extension e (nil for a plain
+// one-shot) for errors and traces.
+func (e *jobExt) job(key uint64) Job {
+	j := Job{ID: key >> tagBits, Kind: tagKind(key & tagMask)}
+	if e != nil {
+		j.Label, j.Name = e.label, e.name
+		if e.id != 0 {
+			j.ID = e.id
+		}
 	}
-	return e.label
+	return j
 }
 
 // JobOption sets optional job metadata.
@@ -130,6 +149,21 @@ type JobOption func(*jobExt)
 func WithLabel(label string) JobOption {
 	return func(e *jobExt) { e.label = label }
 }
+
+// WithName gives a job a name of its user's choosing (a script's label
+// option, "regen" say). Errors, List and traces show it beside the position
+// WithLabel records: "every #3 'regen' scheduled at game.lua:14".
+func WithName(name string) JobOption {
+	return func(e *jobExt) { e.name = name }
+}
+
+// Rearmable makes a once or every job's handle remember how it was
+// scheduled, so that Handle.Reset can schedule it again after it fired or
+// was cancelled. It costs one small allocation per job; a one-shot without
+// options needs no such option (its handle holds its Func).
+func Rearmable() JobOption { return rearmable }
+
+var rearmable JobOption = func(e *jobExt) { e.rearm = true }
 
 // WithData attaches v to a job; List reports it in JobInfo.Data. A layer
 // that schedules jobs on behalf of its own objects (a debouncer's keys)
@@ -145,10 +179,19 @@ type Handle struct {
 	s   *Scheduler
 	key uint64 // the job's queue seq: creation number and tag
 	qid timerq.ID
+	// re is what Reset needs: the Func of a plain one-shot (tag tagOnce),
+	// else a *rearm, or nil for a recurrence.
+	re ref
 }
 
-// ID returns the job's id: its creation number, as List shows it.
-func (h Handle) ID() uint64 { return h.key >> tagBits }
+// ID returns the job's id: its creation number, as List shows it. Reset
+// keeps it.
+func (h Handle) ID() uint64 {
+	if h.key&tagMask != tagOnce && h.re != nil {
+		return (*rearm)(h.re).id
+	}
+	return h.key >> tagBits
+}
 
 // live reports whether the handle's job is still queued: its queue ID
 // holds an entry with the job's key (IDs are reused, keys are not).

@@ -63,6 +63,7 @@ type TimerOptions struct {
 	Overrun  keyed.Overrun
 	OnCancel func() error // optional timer-owned cleanup; its error is the generation's result
 	Label    string       // where it was registered, for traces and errors
+	Name     string       // its user's name (a script's label option), as WithName
 }
 
 // Completion is a generation's single cancel result: every Cancel of the
@@ -187,6 +188,9 @@ func (s *Scheduler) newOwner(g *Group, id string, lease temporal.Duration) (*Own
 	return &Owner{s: s, group: g, id: id, lease: int64(lease), deadline: at, slots: map[string]*slot{}}, nil
 }
 
+// Scheduler returns the scheduler the owner's timers run on.
+func (o *Owner) Scheduler() *Scheduler { return o.s }
+
 // ID returns the owner's label.
 func (o *Owner) ID() string { return o.id }
 
@@ -306,7 +310,7 @@ func (o *Owner) RegisterTimer(key string, opts TimerOptions, fn TimerFunc) (*Tim
 	sl.gen++
 	t := &Timer{s: s, owner: o, slot: sl, key: s.seq<<tagBits | tagTimer, fn: fn, onCancel: opts.OnCancel,
 		cad: keyed.NewCadence(first, int64(opts.Interval), opts.Overrun)}
-	t.ext = jobExt{group: o.group, label: opts.Label}
+	t.ext = jobExt{group: o.group, label: opts.Label, name: opts.Name}
 	t.tick = Tick{Key: key, Generation: sl.gen, timer: t}
 	sl.cur = t
 	k := s.keyedState()
@@ -332,6 +336,38 @@ func (t *Timer) Generation() uint64 { return t.tick.Generation }
 // Active reports whether the generation will tick again: not cancelled,
 // superseded or dropped.
 func (t *Timer) Active() bool { return !t.canceled && !t.s.dropped }
+
+// Due returns when the generation's next tick is due: its nominal
+// deadline, or Now() for a late one (inside the handler, the tick after the
+// one running). ok is false once the generation is cancelled, superseded or
+// dropped, and while its owner's lease has lapsed.
+func (t *Timer) Due() (at temporal.Instant, ok bool) {
+	when, ok := t.due()
+	if !ok {
+		return temporal.Instant{}, false
+	}
+	return temporal.FromUnixNano(t.s.epoch.UnixNano() + when), true
+}
+
+// Remaining returns the time from Now() to Due, never negative.
+func (t *Timer) Remaining() (temporal.Duration, bool) {
+	when, ok := t.due()
+	if !ok {
+		return 0, false
+	}
+	return temporal.Duration(when - t.s.now), true
+}
+
+func (t *Timer) due() (int64, bool) {
+	if t.canceled || t.s.dropped || t.parked {
+		return 0, false
+	}
+	at := t.cad.Due()
+	if at == keyed.Never || at > t.s.maxAt {
+		return 0, false
+	}
+	return max(at, t.s.now), true
+}
 
 // Running reports whether the timer's handler is running.
 func (t *Timer) Running() bool { return t.running }
@@ -455,7 +491,7 @@ func (s *Scheduler) fireTimer(id timerq.ID, when int64, key uint64, t *Timer) er
 		err = s.startTick(t)
 	}
 	if err != nil {
-		err = &JobError{Job: Job{ID: key >> tagBits, Kind: KindTimer, Label: t.ext.label}, Err: err}
+		err = &JobError{Job: t.ext.job(key), Err: err}
 	}
 	return err
 }
@@ -482,7 +518,7 @@ func (s *Scheduler) startTick(t *Timer) error {
 	// that ends at once costs one re-key.
 	t.requeue()
 	if s.observer != nil {
-		s.observer(Fire{At: s.Now(), ID: t.ID(), Kind: KindTimer, Label: t.ext.label, ScheduledIndex: int(tk.ScheduledIndex),
+		s.observer(Fire{At: s.Now(), ID: t.ID(), Kind: KindTimer, Label: t.ext.label, Name: t.ext.name, ScheduledIndex: int(tk.ScheduledIndex),
 			Key: t.tick.Key, Generation: t.tick.Generation, DeliveryIndex: tk.DeliveryIndex, SkippedTicks: tk.SkippedTicks})
 	}
 	t.running = true

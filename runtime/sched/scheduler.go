@@ -62,8 +62,9 @@ type Fire struct {
 	At             temporal.Instant
 	ID             uint64
 	Kind           Kind
-	Label          string
-	ScheduledIndex int // recurrence: the occurrence index; 0 otherwise
+	Label          string // where the job was scheduled (WithLabel)
+	Name           string // its user's name (WithName, a script's label option)
+	ScheduledIndex int    // recurrence: the occurrence index; 0 otherwise
 
 	// A keyed timer's tick: its key, generation and tick information.
 	Key                         string
@@ -157,54 +158,47 @@ func (s *Scheduler) ScheduleOnce(delay temporal.Duration, fn Func, opts ...JobOp
 		(delay != 0 || !s.running) && s.seq < maxCreations && s.q.Len() < s.maxPending {
 		s.seq++
 		key := s.seq << tagBits // tagOnce is 0
-		return Handle{s: s, key: key, qid: s.q.Push(s.now+int64(delay), key, funcRef(fn))}, nil
+		return Handle{s: s, key: key, qid: s.q.Push(s.now+int64(delay), key, funcRef(fn)), re: funcRef(fn)}, nil
 	}
-	return s.scheduleOnce(delay, fn, opts)
+	return s.scheduleOnce("ScheduleOnce", "delay", delay, fn, opts)
 }
 
 // scheduleOnce is ScheduleOnce with every check spelled out, each with its
 // error.
 //
 //go:noinline
-func (s *Scheduler) scheduleOnce(delay temporal.Duration, fn Func, opts []JobOption) (Handle, error) {
-	const name = "ScheduleOnce"
+func (s *Scheduler) scheduleOnce(name, param string, delay temporal.Duration, fn Func, opts []JobOption) (Handle, error) {
 	if err := s.check(name); err != nil {
 		return Handle{}, err
 	}
 	if delay < 0 {
-		return Handle{}, &OptionError{Method: name, Param: "delay", Want: "a duration >= 0", Got: delay}
+		return Handle{}, &OptionError{Method: name, Param: param, Want: "a duration >= 0", Got: delay}
 	}
 	if fn == nil {
 		return Handle{}, nilFunc(name)
 	}
-	at, err := s.deadline(name, "delay", delay)
+	at, err := s.deadline(name, param, delay)
 	if err != nil {
 		return Handle{}, err
 	}
 	if len(opts) == 0 {
-		return s.push(name, at, tagOnce, funcRef(fn))
+		h, err := s.push(name, at, tagOnce, funcRef(fn))
+		h.re = funcRef(fn)
+		return h, err
 	}
-	return s.pushExt(name, at, tagOnceExt, s.newExt(opts), jobFn{fn: fn})
+	e := s.newExt(opts)
+	h, err := s.pushExt(name, at, tagOnceExt, e, jobFn{fn: fn})
+	if err == nil && e.rearm {
+		h.re = ref(newRearm(h.ID(), e, jobFn{fn: fn}, 0))
+	}
+	return h, err
 }
 
 // ScheduleEvery runs fn every interval, first at Now()+interval. Within one
 // call that moves time it fires once for each period that call passes.
+// It is ScheduleEveryWith(Every{Interval: interval}, fn, opts...).
 func (s *Scheduler) ScheduleEvery(interval temporal.Duration, fn Func, opts ...JobOption) (Handle, error) {
-	const name = "ScheduleEvery"
-	if err := s.check(name); err != nil {
-		return Handle{}, err
-	}
-	if interval <= 0 {
-		return Handle{}, &OptionError{Method: name, Param: "interval", Want: "a duration > 0", Got: interval}
-	}
-	if fn == nil {
-		return Handle{}, nilFunc(name)
-	}
-	at, err := s.deadline(name, "interval", interval)
-	if err != nil {
-		return Handle{}, err
-	}
-	return s.pushExt(name, at, tagEvery, s.newExt(opts), jobFn{fn, int64(interval)})
+	return s.scheduleEvery("ScheduleEvery", "interval", Every{Interval: interval}, fn, opts)
 }
 
 // Recurrence says which occurrences a recurrence job fires.
@@ -341,8 +335,8 @@ func (s *Scheduler) freeExt(e *jobExt) {
 // released releases what the job with key, ref p and queue ID id holds
 // beyond its slot.
 func (s *Scheduler) released(id timerq.ID, key uint64, p ref) {
-	if key&tagMask == tagTimer {
-		return // a Timer tracks its own entry
+	if tag := key & tagMask; tag == tagTimer || tag == tagSpawn {
+		return // a Timer or Task tracks its own entry
 	}
 	if key&tagMask != tagOnce {
 		s.releaseExt(id, refExt(p))
@@ -391,13 +385,13 @@ func (s *Scheduler) push(name string, at int64, tag uint64, p ref) (Handle, erro
 	if s.q.Len() >= s.maxPending {
 		return Handle{}, &CallError{Method: name, Err: fmt.Errorf("%w: the cap is %d", ErrTooManyPending, s.maxPending)}
 	}
+	if s.seq == maxCreations {
+		return Handle{}, exhausted(name)
+	}
 	if s.running && at == s.now {
 		if err := s.countRearm(); err != nil {
 			return Handle{}, err
 		}
-	}
-	if s.seq == maxCreations {
-		return Handle{}, exhausted(name)
 	}
 	s.seq++
 	key := s.seq<<tagBits | tag
@@ -427,7 +421,8 @@ func (s *Scheduler) countRearm() error {
 	if s.rearms > s.loopLimit {
 		var by *Job
 		if s.inJob {
-			by = &Job{ID: s.curKey >> tagBits, Kind: tagKind(s.curKey & tagMask), Label: s.curExt.labelOf()}
+			j := s.curExt.job(s.curKey)
+			by = &j
 		}
 		s.loopErr = &LoopError{Limit: s.loopLimit, By: by, AtNs: s.now}
 		return s.loopErr
@@ -470,7 +465,8 @@ func (s *Scheduler) Drop() {
 type JobInfo struct {
 	ID              uint64
 	Kind            Kind
-	Label           string
+	Label           string // where it was scheduled (WithLabel)
+	Name            string // its user's name (WithName)
 	Group           string // the group's name; "" for a job in no group
 	DueAt           temporal.Instant
 	DueIn           temporal.Duration
@@ -492,14 +488,21 @@ func (s *Scheduler) list(g *Group) []JobInfo {
 		if g != nil && (ext == nil || ext.group != g) {
 			return true
 		}
+		j := ext.job(key)
 		info := JobInfo{
-			ID: key >> tagBits, Kind: tagKind(key & tagMask), Label: ext.labelOf(),
+			ID: j.ID, Kind: j.Kind, Label: j.Label, Name: j.Name,
 			DueAt: temporal.FromUnixNano(s.epoch.UnixNano() + when),
 			DueIn: temporal.Duration(when - s.now),
 		}
-		if key&tagMask == tagTimer {
+		switch key & tagMask {
+		case tagTimer:
 			timerInfo(&info, (*Timer)(p))
-		} else if ext != nil {
+		case tagSpawn:
+			if ext.group != nil {
+				info.Group = ext.group.name
+			}
+		case tagOnce:
+		default:
 			if ext.group != nil {
 				info.Group = ext.group.name
 			}

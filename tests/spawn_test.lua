@@ -1,0 +1,128 @@
+-- spawn / wait (LUA-API "spawn / wait"): straight-line code that waits for
+-- virtual time, on runtime-scheduler and the app-host scheduler.
+local Temporal = require "temporal"
+local RS = require "runtime-scheduler"
+
+local T0 = Temporal.instant.parse("2000-01-01T00:00:00Z")
+local function ms(n) return Temporal.duration{ milliseconds = n } end
+
+local function new()
+  local s = RS.create{ clock = Temporal.clock.fixed(T0) }
+  local log = {}
+  local function at(name) log[#log + 1] = name .. "@" .. (s:now() - T0):total_ms() end
+  local function take() local l = log; log = {}; return l end
+  return s, at, take
+end
+
+test("spawn runs f(...) at once up to its first wait", function(t)
+  local s, at, take = new()
+  local h = s:spawn(function(a, b)
+    at("start " .. a .. b)
+    local took = s:wait(ms(10))
+    at("woke after " .. took:total_ms())
+    s:wait(ms(5))
+    at("end")
+  end, "x", "y")
+  t:eq(take(), { "start xy@0" })
+  t:eq(s:count(), 1)
+  t:eq(s:list()[1].kind, "spawn")
+  t:eq(h:remaining(), ms(10))
+  t:eq(h:is_active(), true)
+  s:advance(ms(10))
+  t:eq(take(), { "woke after 10@10" })
+  s:advance(ms(5))
+  t:eq(take(), { "end@15" })
+  t:eq(h:is_active(), false)
+  t:eq(s:count(), 0)
+end)
+
+test("wait returns more than d after a jump", function(t)
+  local s = new()
+  local took
+  s:spawn(function() took = s:wait(ms(10)) end)
+  s:jump(ms(25))
+  t:eq(took, ms(25))
+end)
+
+test("next and run-all see waiting spawns; each resume is a fire", function(t)
+  local s, at, take = new()
+  s:spawn(function() for _ = 1, 3 do s:wait(ms(7)); at("tick") end end)
+  t:eq(s:next(), true)
+  t:eq(take(), { "tick@7" })
+  s["run-all"](s)
+  t:eq(take(), { "tick@14", "tick@21" })
+  s:spawn(function() while true do s:wait(ms(1)) end end)
+  t:error(function() s:run_all{ ["loop-limit"] = 5 } end, "more than 5 fires")
+end)
+
+test("a wait of zero forever trips the loop limit", function(t)
+  local s = new()
+  s:set_loop_limit(10)
+  s:spawn(function() while true do s:wait(ms(0)) end end)
+  t:error(function() s:advance(ms(1)) end, "loop limit")
+end)
+
+test("cancel ends the spawn at its current wait", function(t)
+  local s, at, take = new()
+  local h = s:spawn(function() s:wait(ms(10)); at("never") end)
+  t:eq(h:cancel(), true)
+  t:eq(h:is_active(), false)
+  t:eq(h:due(), nil)
+  s:advance(ms(20))
+  t:eq(take(), {})
+  t:eq(h:drop(), true)
+end)
+
+test("an error before the first wait is raised by spawn, after it by the call that resumed it", function(t)
+  local s = new()
+  t:error(function() s:spawn(function() error("early") end) end, "early")
+  t:eq(s:count(), 0)
+  s:spawn(function() s:wait(ms(5)); error("late") end)
+  t:error(function() s:advance(ms(5)) end, "late")
+  t:eq(s:count(), 0)
+end)
+
+test("wait is allowed only in coroutines this scheduler runs", function(t)
+  local s = new()
+  local other = new()
+  t:error(function() s:wait(ms(1)) end, "wait: allowed only inside a function this scheduler runs as a coroutine")
+  local err
+  s:spawn(function() err = select(2, pcall(other.wait, other, ms(1))) end)
+  t:ok(tostring(err):find("allowed only inside", 1, true), tostring(err))
+  local co = coroutine.create(function() return s:wait(ms(1)) end)
+  local ok, msg = coroutine.resume(co)
+  t:eq(ok, false)
+  t:ok(tostring(msg):find("allowed only inside", 1, true), tostring(msg))
+  t:error(function() s:wait(ms(-1)) end, "bad argument #2 to 'wait' (duration must be >= 0")
+  t:error(function() s:wait(5) end, "bad argument #2 to 'wait' (Temporal.duration expected, got number 5")
+  t:error(function() s:spawn(5) end, "bad argument #2 to 'spawn' (function expected, got number 5)")
+end)
+
+test("a raw coroutine.yield from a spawned function is an error", function(t)
+  local s = new()
+  t:error(function() s:spawn(function() coroutine.yield() end) end, "coroutine.yield: a spawned function must not yield; use s:wait(duration)")
+end)
+
+test("in a keyed timer's callback s:wait equals tick:wait", function(t)
+  local s, at, take = new()
+  s:register_timer{ key = "k", interval = ms(10), callback = function(tick)
+    at("tick " .. tick["delivery-index"])
+    local took = s:wait(ms(3))
+    at("waited " .. took:total_ms())
+  end }
+  s:advance(ms(13))
+  t:eq(take(), { "tick 1@10", "waited 3@13" })
+end)
+
+test("the app-host scheduler spawns and waits, counted in count and jobs", function(t)
+  local hs = require("app-host").scheduler
+  local log = {}
+  local h = hs:spawn(function() hs:wait(ms(10)); log[#log + 1] = "woke" end)
+  t:eq(hs:count(), 1)
+  t:eq(#hs:jobs(), 1)
+  t:eq(hs:jobs()[1].kind, "spawn")
+  hs:step(10)
+  t:eq(log, { "woke" })
+  t:eq(h:is_active(), false)
+  t:eq(hs:count(), 0)
+end)
