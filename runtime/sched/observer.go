@@ -45,7 +45,8 @@ func (s *Scheduler) Observer() func(Fire) { return s.observer }
 // stopped by ev. Callers check s.observer first, so that a scheduler
 // nobody observes pays one comparison.
 func (s *Scheduler) observeStop(ev Event, key uint64, p ref) {
-	f := Fire{Event: ev, At: s.Now(), ID: key >> tagBits, Kind: tagKind(key & tagMask), Label: extOf(key, p).labelOf()}
+	j := extOf(key, p).job(key)
+	f := Fire{Event: ev, At: s.Now(), ID: j.ID, Kind: j.Kind, Label: j.Label, Name: j.Name}
 	if key&tagMask == tagTimer {
 		t := (*Timer)(p)
 		f.Key, f.Generation = t.tick.Key, t.tick.Generation
