@@ -52,6 +52,7 @@ type jobLane struct {
 	ID    uint64 // the first job's (a key's first generation's)
 	Kind  sched.Kind
 	Label string // where the script scheduled it (file:line)
+	Name  string // its label option
 	Key   string // a keyed timer's key
 	First temporal.Duration
 	Runs  []fireRun
@@ -182,7 +183,7 @@ func (r *recorder) lane(at temporal.Duration, f sched.Fire) *jobLane {
 		}
 	}
 	if l == nil {
-		l = &jobLane{ID: f.ID, Kind: f.Kind, Label: f.Label, Key: f.Key, First: at}
+		l = &jobLane{ID: f.ID, Kind: f.Kind, Label: f.Label, Name: f.Name, Key: f.Key, First: at}
 		r.byID[f.ID] = l
 		if f.Kind == sched.KindTimer {
 			r.byKey[f.Key] = l

@@ -27,13 +27,23 @@ func (r *recorder) loop(at temporal.Duration, e scripting.LoopEvent) {
 
 // jobTraceFields are the fields of a job's trace line. A fire:
 //
-//	ELAPSED  KIND  #ID  LABEL[  occurrence N][  key "k"  generation G  delivery D  scheduled S  skipped K]
+//	ELAPSED  KIND  #ID  LABEL[  occurrence N][  key "k"  generation G  delivery D  scheduled S  skipped K][  label "NAME"]
 //
 // A cancel or a drop names the event where a fire names the kind, and the
 // kind after the label:
 //
-//	ELAPSED  cancel  #ID  LABEL  KIND[  key "k"  generation G]
+//	ELAPSED  cancel  #ID  LABEL  KIND[  key "k"  generation G][  label "NAME"]
+//
+// LABEL is where the script scheduled the job; NAME is its label option.
 func jobTraceFields(at temporal.Duration, f sched.Fire) []string {
+	fields := jobTraceCore(at, f)
+	if f.Name != "" {
+		fields = append(fields, "label "+strconv.Quote(f.Name))
+	}
+	return fields
+}
+
+func jobTraceCore(at temporal.Duration, f sched.Fire) []string {
 	label := f.Label
 	if label == "" {
 		label = "-"

@@ -123,3 +123,27 @@ func TestTimelineRingsTheFailuresOnErrorTook(t *testing.T) {
 		t.Errorf("lanes %+v", doc.lanes)
 	}
 }
+
+// A job's label option ends its trace lines and titles its timeline lane,
+// beside where it was scheduled.
+func TestRunTraceAndTimelineShowLabels(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "labels.svg")
+	exact(t, []string{"run", "--trace", "--until", "30ms", "--timeline", svg, "testdata/trace/labels.lua"}, 0, "",
+		`0.01s  every  #1  testdata/trace/labels.lua:6  label "regen"
+0.015s  timer  #2  testdata/trace/labels.lua:7  key "save"  generation 1  delivery 1  scheduled 1  skipped 0  label "autosave"
+0.02s  every  #1  testdata/trace/labels.lua:6  label "regen"
+0.02s  once  #3  testdata/trace/labels.lua:8
+0.02s  cancel  #1  testdata/trace/labels.lua:6  every  label "regen"
+0.03s  timer  #2  testdata/trace/labels.lua:7  key "save"  generation 1  delivery 2  scheduled 2  skipped 0  label "autosave"
+metronome run: stopped at --until 30ms (0.03s of virtual time) with 1 job pending and 0 facets registered
+`)
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"every #1 &#39;regen&#39;  testdata/trace/labels.lua:6", "timer &#34;save&#34; &#39;autosave&#39;  testdata/trace/labels.lua:7"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the timeline has no lane titled %q", want)
+		}
+	}
+}
