@@ -10,6 +10,12 @@ require (
 )
 
 require (
+	github.com/teambition/rrule-go v1.8.2 // indirect
+	github.com/yuin/gopher-lua v1.1.2 // indirect
+	layeh.com/gopher-luar v1.0.11 // indirect
+)
+
+require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,9 @@ func TestMain(m *testing.M) {
 		os.Exit(child())
 	}
 	code := m.Run()
+	if metronome.path != "" && metronome.err == nil {
+		_ = os.RemoveAll(filepath.Dir(metronome.path))
+	}
 	if code == 0 {
 		// The Stores' goroutines end with Close; the server's and the
 		// clients' with theirs.

@@ -108,11 +108,18 @@ func (c *cluster) spawn(t *testing.T, name, id string) *childProc {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"=1", "ETCDTEST_ENDPOINTS="+strings.Join(c.eps, ","),
 		"ETCDTEST_PREFIX="+c.prefix, "ETCDTEST_ID="+id)
+	return startChild(t, name, cmd)
+}
+
+// startChild starts cmd and reads its output (stdout and stderr, a line
+// at a time, with the instant each line arrived) until it ends.
+func startChild(t *testing.T, name string, cmd *exec.Cmd) *childProc {
+	t.Helper()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -143,12 +150,18 @@ func (c *cluster) spawn(t *testing.T, name, id string) *childProc {
 // lines, and returns its index.
 func (p *childProc) await(t *testing.T, prefix string, from int, within time.Duration) int {
 	t.Helper()
+	return p.awaitLine(t, prefix, from, within, strings.HasPrefix)
+}
+
+// awaitLine waits for a line that match(line, s) accepts.
+func (p *childProc) awaitLine(t *testing.T, prefix string, from int, within time.Duration, match func(line, s string) bool) int {
+	t.Helper()
 	deadline := time.NewTimer(within)
 	defer deadline.Stop()
 	for {
 		p.mu.Lock()
 		for i := from; i < len(p.lines); i++ {
-			if strings.HasPrefix(p.lines[i].text, prefix) {
+			if match(p.lines[i].text, prefix) {
 				p.mu.Unlock()
 				return i
 			}
@@ -162,6 +175,18 @@ func (p *childProc) await(t *testing.T, prefix string, from int, within time.Dur
 			t.Fatalf("%s printed no %q within %v:\n%s", p.name, prefix, within, p.dump())
 		}
 	}
+}
+
+func (p *childProc) lineAt(i int) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lines[i].at
+}
+
+func (p *childProc) lineText(i int) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lines[i].text
 }
 
 func (p *childProc) dump() string {

@@ -1,0 +1,108 @@
+package etcdtest_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	// What cmd/metronome links, so that this module's go.sum covers the
+	// build of the binary the tests run.
+	_ "github.com/metronome-rt/metronome/lua/luatest"
+	_ "github.com/metronome-rt/metronome/lua/scripting"
+)
+
+// The CLI end to end: `metronome run --realtime --cluster` in two real
+// processes sharing one owner id.
+
+var metronome struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// metronomeBin builds cmd/metronome once per test binary.
+func metronomeBin(t *testing.T) string {
+	t.Helper()
+	metronome.once.Do(func() {
+		dir, err := os.MkdirTemp("", "metronome-bin-")
+		if err != nil {
+			metronome.err = err
+			return
+		}
+		metronome.path = filepath.Join(dir, "metronome")
+		out, err := exec.Command("go", "build", "-o", metronome.path, "github.com/metronome-rt/metronome/cmd/metronome").CombinedOutput()
+		if err != nil {
+			metronome.err = err
+			metronome.path = string(out)
+		}
+	})
+	if metronome.err != nil {
+		t.Fatalf("building metronome: %v\n%s", metronome.err, metronome.path)
+	}
+	return metronome.path
+}
+
+const clusterScript = `
+local Temporal = require "temporal"
+local host = require "app-host"
+local o = host.scheduler:owner{ id = "spot-42", lease = Temporal.duration{ seconds = 1 } }
+print("claimed", o:is_owned() and "owned" or "standby")
+o:register_timer{ key = "k", interval = Temporal.duration{ milliseconds = 20 }, callback = function(tick)
+	print("tick", tick["scheduled-index"], tick.fence)
+end }
+`
+
+func (c *cluster) runMetronome(t *testing.T, name, script string) *childProc {
+	t.Helper()
+	cmd := exec.Command(metronomeBin(t), "run", "--realtime", "--trace", "--cluster", "etcd://"+strings.Join(c.eps, ","),
+		"--cluster-ttl", "1", "--etcd-prefix", c.prefix, script)
+	return startChild(t, name, cmd)
+}
+
+// The owning metronome is killed with SIGKILL: the standby prints its
+// first tick within TTL + 1s, under a higher fence, and its trace names
+// the ownership change with the fence; lines arrive as they are printed.
+func TestCLIStandbyTakesOverAfterSIGKILL(t *testing.T) {
+	c := newCluster(t)
+	script := filepath.Join(t.TempDir(), "spot.lua")
+	if err := os.WriteFile(script, []byte(clusterScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := c.runMetronome(t, "owner", script)
+	a.await(t, "claimed\towned", 0, 60*time.Second) // the first build may be cold
+	i := a.await(t, "tick", 0, 5*time.Second)
+	b := c.runMetronome(t, "standby", script)
+	b.await(t, "claimed\tstandby", 0, 10*time.Second)
+	a.await(t, "tick", i+1, 5*time.Second) // the owner goes on ticking
+	killed := time.Now()
+	if err := a.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-a.done
+	j := b.await(t, "tick", 0, ttl+5*time.Second)
+	took := b.lineAt(j).Sub(killed)
+	t.Logf("metronome: SIGKILL to the standby's first tick line %v (TTL %v)", took, ttl)
+	if took > ttl+time.Second {
+		t.Errorf("the standby's first tick came %v after SIGKILL, want within TTL + 1s", took)
+	}
+	fa, fb := lastField(a.lineText(i)), lastField(b.lineText(j))
+	if na, nb := atoi(fa), atoi(fb); nb <= na {
+		t.Errorf("fences: owner %q, standby %q; want the standby's higher", fa, fb)
+	}
+	b.awaitLine(t, `ownership  "spot-42"  owned  fence `+fb+"  (acquired)", 0, 5*time.Second, strings.Contains)
+}
+
+func atoi(s string) int64 {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
+}
+
+func lastField(s string) string {
+	f := strings.Fields(s)
+	return f[len(f)-1]
+}
