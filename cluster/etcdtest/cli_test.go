@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metronome-rt/metronome/cluster/etcdlease"
+
 	// What cmd/metronome links, so that this module's go.sum covers the
 	// build of the binary the tests run.
 	_ "github.com/metronome-rt/metronome/lua/luatest"
@@ -105,4 +107,37 @@ func atoi(s string) int64 {
 func lastField(s string) string {
 	f := strings.Fields(s)
 	return f[len(f)-1]
+}
+
+// A standby keeps `metronome run` alive: with its only timer's owner held
+// by another process, the run waits (no tick) until --until, and says so.
+func TestCLIStandbyKeepsTheRunAliveUntilUntil(t *testing.T) {
+	c := newCluster(t)
+	other := c.store(etcdlease.Options{})
+	held, err := other.Claim(ctx(t), "spot-42", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "the other process owns spot-42", held.Owned)
+	script := filepath.Join(t.TempDir(), "spot.lua")
+	if err := os.WriteFile(script, []byte(clusterScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(metronomeBin(t), "run", "--realtime", "--until", "1500ms", "--cluster", "etcd://"+strings.Join(c.eps, ","),
+		"--cluster-ttl", "1", "--etcd-prefix", c.prefix, script)
+	p := startChild(t, "standby", cmd)
+	p.await(t, "claimed\tstandby", 0, 60*time.Second)
+	i := p.awaitLine(t, "metronome run: stopped at --until 1500ms", 0, 10*time.Second, strings.HasPrefix)
+	if !strings.Contains(p.lineText(i), "with 0 jobs pending and 0 facets registered and owners claimed in the cluster") {
+		t.Errorf("the stop message: %q", p.lineText(i))
+	}
+	<-p.done
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit: %v", err)
+	}
+	for _, l := range strings.Split(p.dump(), "\n") {
+		if strings.Contains(l, "tick\t") {
+			t.Errorf("the standby printed a tick: %q", l)
+		}
+	}
 }
