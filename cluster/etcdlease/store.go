@@ -55,7 +55,10 @@ type Change struct {
 	ID    string
 	Owned bool   // gained (true) or lost
 	Fence uint64 // the fence gained or lost
-	Why   string // "acquired", "renewed after a lapse", "lease expired", "key deleted", "resigned", "closed"
+	// Why: "acquired", "renewed after a lapse" (gains); "lease expired",
+	// "key deleted", "key held by another lease", "superseded", "resigned",
+	// "closed" (losses).
+	Why string
 }
 
 // String is "spot-42 owned fence 17 (acquired)".
@@ -693,7 +696,7 @@ func (s *Store) sync() (int64, error) {
 		case f != 0:
 			s.gain(c, f, "acquired")
 		case exists:
-			s.lose(c, "key deleted")
+			s.lose(c, "key held by another lease")
 		default:
 			s.lose(c, "key deleted")
 			s.pending[c] = struct{}{}
