@@ -1,6 +1,7 @@
 package etcdtest_test
 
 import (
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -332,5 +333,33 @@ func TestBadOptions(t *testing.T) {
 	}
 	if _, err := st.Claim(ctx(t), "x", nil); err == nil {
 		t.Error("a second claim on one id accepted")
+	}
+}
+
+// In steady state a Store sends only its lease's keep-alives, whatever the
+// number of owners: 200 owned ids cost no request of their own.
+func TestSteadyStateTrafficIsPerProcess(t *testing.T) {
+	c := newCluster(t)
+	st := c.store(etcdlease.Options{})
+	claims := make([]*etcdlease.Claim, 200)
+	for i := range claims {
+		var err error
+		if claims[i], err = st.Claim(ctx(t), "spot-"+strconv.Itoa(i), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 10*time.Second, "200 owned", func() bool {
+		for _, cl := range claims {
+			if !cl.Owned() {
+				return false
+			}
+		}
+		return true
+	})
+	s0 := st.Stats()
+	waitFor(t, 2*ttl+time.Second, "three keep-alives", func() bool { return st.Stats().KeepAlives >= s0.KeepAlives+3 })
+	s1 := st.Stats()
+	if d := (etcdlease.Stats{Grants: s1.Grants - s0.Grants, Campaigns: s1.Campaigns - s0.Campaigns, Resigns: s1.Resigns - s0.Resigns, Syncs: s1.Syncs - s0.Syncs}); d != (etcdlease.Stats{}) {
+		t.Fatalf("requests besides keep-alives in steady state: %+v", d)
 	}
 }
