@@ -1,6 +1,7 @@
 package etcdtest_test
 
 import (
+	"context"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -362,4 +363,26 @@ func TestSteadyStateTrafficIsPerProcess(t *testing.T) {
 	if d := (etcdlease.Stats{Grants: s1.Grants - s0.Grants, Campaigns: s1.Campaigns - s0.Campaigns, Resigns: s1.Resigns - s0.Resigns, Syncs: s1.Syncs - s0.Syncs}); d != (etcdlease.Stats{}) {
 		t.Fatalf("requests besides keep-alives in steady state: %+v", d)
 	}
+}
+
+// etcd unreachable when the process starts: Claim returns a standby once
+// its context ends, and the id is claimed as soon as etcd answers.
+func TestUnreachableAtStartClaimsWhenEtcdAnswers(t *testing.T) {
+	c := newCluster(t)
+	c.needServer()
+	c.srv.Stop()
+	st := c.store(etcdlease.Options{})
+	short, cancel := context.WithTimeout(ctx(t), 200*time.Millisecond)
+	defer cancel()
+	claim, err := st.Claim(short, "spot-5", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if claim.Owned() {
+		t.Fatal("owned with etcd down")
+	}
+	if err := c.srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "claimed once etcd answers", claim.Owned)
 }

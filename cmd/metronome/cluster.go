@@ -91,6 +91,8 @@ type runCluster struct {
 	pending []func() // news for the run's goroutine
 	calls   chan func() error
 	claims  int // claims made by the script
+
+	unanswered bool // the last claim found no lease: etcd is not answering
 }
 
 // openCluster connects to o.Cluster; nil without --cluster.
@@ -161,10 +163,14 @@ func (c *runCluster) traceChange(ch etcdlease.Change) {
 }
 
 // Claim is scripting.Cluster: the script's owner id, claimed for at most
-// the TTL before it returns (a standby then).
+// the TTL before it returns (a standby then, which claims the id when etcd
+// answers). While etcd does not answer, later claims do not wait.
 func (c *runCluster) Claim(id string) (scripting.ClusterClaim, error) {
 	ctx, cancel := context.WithTimeout(c.ctx, c.store.TTL())
 	defer cancel()
+	if c.unanswered && c.store.Lease() == 0 {
+		cancel() // etcd did not answer an earlier claim: a standby at once, not one TTL per owner
+	}
 	cc := &runClaim{c: c}
 	claim, err := c.store.Claim(ctx, id, func() { c.post(cc.refresh) })
 	if err != nil {
@@ -175,6 +181,7 @@ func (c *runCluster) Claim(id string) (scripting.ClusterClaim, error) {
 		return nil, err
 	}
 	cc.claim = claim
+	c.unanswered = c.store.Lease() == 0
 	c.mu.Lock()
 	c.claims++
 	c.mu.Unlock()
