@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -139,5 +140,58 @@ func TestCLIStandbyKeepsTheRunAliveUntilUntil(t *testing.T) {
 		if strings.Contains(l, "tick\t") {
 			t.Errorf("the standby printed a tick: %q", l)
 		}
+	}
+}
+
+// stampedScript prints each tick with the wall time its callback started.
+const stampedScript = `
+local Temporal = require "temporal"
+local host = require "app-host"
+local wall = Temporal.clock.system()
+local o = host.scheduler:owner{ id = "spot-42", lease = Temporal.duration{ seconds = 1 } }
+print("claimed", o:is_owned() and "owned" or "standby")
+o:register_timer{ key = "k", interval = Temporal.duration{ milliseconds = 20 }, callback = function(tick)
+	print("tick", tick["scheduled-index"], tick.fence, wall:now():epoch_ns())
+end }
+`
+
+// The owning metronome is suspended (SIGSTOP) past the TTL and resumed
+// (SIGCONT) after the standby took over: it starts no tick after resuming,
+// and ordered by wall time its ticks all precede the new owner's.
+func TestCLISIGSTOPResumedOwnerStartsNoTick(t *testing.T) {
+	c := newCluster(t)
+	start := time.Now()
+	script := filepath.Join(t.TempDir(), "spot.lua")
+	if err := os.WriteFile(script, []byte(stampedScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := c.runMetronome(t, "owner", script)
+	a.await(t, "claimed\towned", 0, 60*time.Second)
+	a.await(t, "tick", 0, 5*time.Second)
+	b := c.runMetronome(t, "standby", script)
+	b.await(t, "claimed\tstandby", 0, 10*time.Second)
+	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	i := b.await(t, "tick", 0, ttl+5*time.Second)
+	if err := a.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	resumed := time.Now()
+	a.awaitLine(t, `ownership  "spot-42"  lost  fence `, 0, ttl+5*time.Second, strings.Contains)
+	b.await(t, "tick", i+5, 5*time.Second)
+	ta, tb := a.ticks(t), b.ticks(t)
+	for _, x := range append(ta, tb...) {
+		if x.at.Before(start) {
+			t.Fatalf("a tick stamped %v, before the test started: the stamp did not parse", x.at)
+		}
+	}
+	for _, x := range ta {
+		if !x.at.Before(resumed) {
+			t.Fatalf("the resumed metronome started tick %d %v after SIGCONT:\n%s", x.slot, x.at.Sub(resumed), a.dump())
+		}
+	}
+	if len(ta) == 0 || !ta[len(ta)-1].at.Before(tb[0].at) {
+		t.Fatalf("ordering: the first owner's ticks %v, the second's first %v", len(ta), tb[0].at)
 	}
 }
