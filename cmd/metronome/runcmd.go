@@ -41,6 +41,10 @@ type runOptions struct {
 	AllowWallClock bool // Temporal.clock.system() under virtual time
 	Budgets        budgets
 
+	Cluster       []string      // --cluster's etcd endpoints; nil: none
+	ClusterTTL    time.Duration // the etcd lease's TTL; 0: etcdlease.DefaultTTL
+	ClusterPrefix string        // where ownership keys go; "": etcdlease.DefaultPrefix
+
 	traceOut io.Writer // resolved by runScript
 }
 
@@ -70,7 +74,15 @@ Budgets: the main chunk and each callback may run for --budget of wall time
 --drain-budget across its callbacks (default 10s), and the heap may grow by
 --memory-limit while scripts run (default 1GiB). A script past one stops
 with an error naming it, which pcall cannot catch: exit 1. Ctrl-C or
-SIGTERM stops the script at once, even inside a loop: exit 130.`
+SIGTERM stops the script at once, even inside a loop: exit 130.
+
+With --realtime --cluster etcd://HOST:PORT[,HOST:PORT...], owners made with
+an id (s:owner{ id = "spot-42", lease = d }) are claimed in etcd: one
+process at a time ticks an owner's timers, the others wait as standbys and
+one takes over within about --cluster-ttl after the owner dies or stalls.
+A claimed owner keeps the run alive until host.quit(), --until or a signal;
+--trace adds a line per ownership change with its fence. See
+docs/scale-out.md.`
 
 func runCommand() *command {
 	return &command{
@@ -96,6 +108,10 @@ func runCommand() *command {
 			fs.StringVar(&o.TraceFile, "trace-file", "", "write the trace to `FILE` instead of stderr (implies --trace)")
 			fs.StringVar(&o.Timeline, "timeline", "", "write an SVG timeline of the run to `FILE.svg`")
 			fs.Int64Var(&o.Seed, "seed", 0, "seed math.random with `N`: the same seed gives the same sequence")
+			cluster, clusterTTL := &clusterFlag{}, &clusterTTLFlag{d: 2 * time.Second}
+			fs.Var(cluster, "cluster", "claim owners with an id in the etcd at `URL`: etcd://HOST:PORT[,HOST:PORT...] (needs --realtime)")
+			fs.Var(clusterTTL, "cluster-ttl", "the etcd lease's TTL: `N` whole seconds")
+			fs.StringVar(&o.ClusterPrefix, "etcd-prefix", "/metronome/owners/", "ownership keys go under `KEY` in etcd (with --cluster)")
 			o.Budgets.bind(fs)
 			return func(ctx context.Context, args []string) error {
 				if len(args) == 0 {
@@ -104,6 +120,10 @@ func runCommand() *command {
 				if start.set && o.Realtime {
 					return usageError("--start sets where virtual time starts; --realtime runs on the system clock")
 				}
+				if cluster.eps != nil && !o.Realtime {
+					return usageError("--cluster needs --realtime: a lease held in etcd runs on wall time")
+				}
+				o.Cluster, o.ClusterTTL = cluster.eps, clusterTTL.d
 				o.Start, o.Until, o.UntilText, o.Frame = start.t, until.d, until.String(), frame.d
 				if o.TraceFile != "" && o.Trace == traceOff {
 					o.Trace = traceJobs
@@ -157,7 +177,12 @@ func runScript(ctx context.Context, o runOptions) (err error) {
 		}
 	}
 
-	s := newSession(ctx, o, flushEach)
+	cl, err := openCluster(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer cl.close()
+	s := newSession(ctx, o, flushEach, cl)
 	defer s.L.Close()
 
 	fn, err := scripting.LoadFile(s.L, o.Script)
@@ -204,7 +229,8 @@ type stateOptions struct {
 	allowWall bool           // Temporal.clock.system() though clock is set
 	seed      int64          // math.random's seed
 	budgets   budgets
-	ctx       context.Context // stops the script's Lua when done
+	ctx       context.Context   // stops the script's Lua when done
+	cluster   scripting.Cluster // owners with an id across processes; nil: none
 }
 
 // newState is the state run gives a script: sandboxed, requiring from dir,
@@ -213,7 +239,7 @@ func newState(o stateOptions) *lua.LState {
 	// ctx and the budgets reach the Lua VM: Ctrl-C and SIGTERM stop a
 	// script even inside a loop (see docs/architecture.md for the cost).
 	so := scripting.Options{AllowIO: o.allowIO, ScriptDir: o.dir, Stdout: o.stdout, Modules: o.modules, Now: o.now, CPUClock: o.cpu,
-		Clock: o.clock, AllowWallClock: o.allowWall, Seed: o.seed}
+		Clock: o.clock, AllowWallClock: o.allowWall, Seed: o.seed, Cluster: o.cluster}
 	o.budgets.options(o.ctx, &so)
 	return scripting.NewState(so)
 }

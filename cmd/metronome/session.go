@@ -25,16 +25,17 @@ import (
 // and no facet is registered, when the script called host.quit(), when the
 // host is paused (nothing could resume it), or at --until.
 type session struct {
-	o      runOptions
-	host   *hostservices.Host
-	runner *hostservices.Runner
-	epoch  temporal.Instant
-	L      *lua.LState
-	rec    *recorder // nil without --trace and --timeline
+	o       runOptions
+	host    *hostservices.Host
+	runner  *hostservices.Runner
+	epoch   temporal.Instant
+	L       *lua.LState
+	rec     *recorder   // nil without --trace and --timeline
+	cluster *runCluster // nil without --cluster
 }
 
-func newSession(ctx context.Context, o runOptions, flushEach bool) *session {
-	s := &session{o: o}
+func newSession(ctx context.Context, o runOptions, flushEach bool, cl *runCluster) *session {
+	s := &session{o: o, cluster: cl}
 	var clock temporal.Clock = temporal.Fixed(o.Start)
 	if o.Realtime {
 		clock = temporal.System()
@@ -54,6 +55,9 @@ func newSession(ctx context.Context, o runOptions, flushEach bool) *session {
 		}
 	})
 	st := stateOptions{dir: dirOf(o.Script), allowIO: o.AllowIO, stdout: o.Stdout, modules: mods, seed: o.Seed, budgets: o.Budgets, ctx: ctx}
+	if cl != nil {
+		cl.s, st.cluster = s, cl
+	}
 	if !o.Realtime {
 		// os.time, os.date and os.clock read the host's virtual clock.
 		st.now = func() time.Time { return s.host.Now().Time() }
@@ -99,9 +103,10 @@ func (s *session) elapsed() temporal.Duration { return s.host.Scheduler().Elapse
 // says on stderr why it stopped when that is not the plain end.
 func (s *session) drive(ctx context.Context) error {
 	var err error
+	var clusterUntil bool
 	r := budgetedRunner{s.runner, s}
 	if s.o.Realtime {
-		err = driver.Run(ctx, r, driver.Options{})
+		clusterUntil, err = s.runRealtime(ctx, r)
 	} else {
 		err = driver.RunVirtual(ctx, r)
 	}
@@ -112,6 +117,10 @@ func (s *session) drive(ctx context.Context) error {
 		return s.jobError(err)
 	}
 	pending := s.pendingSummary()
+	if clusterUntil {
+		fmt.Fprintf(s.o.Stderr, "metronome run: stopped at --until %s (%s) with %s and owners claimed in the cluster\n", s.o.UntilText, s.when(), pending)
+		return nil
+	}
 	switch s.runner.Stopped() {
 	case hostservices.StopPaused:
 		fmt.Fprintf(s.o.Stderr, "metronome run: the host is paused at %s and nothing can resume it; stopping with %s\n", s.when(), pending)

@@ -515,6 +515,10 @@ var catalogueScheduler = []catalogueRow{
 		"'owner'", ":id", `got string ""`, "must be a non-empty string"},
 	{"owner/register-timer bad key", `s:owner{ lease = ms5 }:register_timer{ key = false, interval = ms5, callback = cb }`,
 		"'register-timer'", ":key", "got boolean false", "must be a non-empty string"},
+	{"owner/owned? dot", `s:owner{ lease = ms5 }.is_owned()`,
+		"'owned?'", "#1", "got nil", "keyed timer owner expected"},
+	{"owner/transfer on scheduler", `s:owner{ lease = ms5 }.transfer(s)`,
+		"'transfer'", "#1", "got runtime-scheduler", "keyed timer owner expected"},
 	{"register-timer/on the host", `hs:register_timer{ key = "k", interval = 5, callback = cb }`,
 		"'register-timer'", ":interval", "got number 5", "use runtime-timers for milliseconds"},
 	// debouncer

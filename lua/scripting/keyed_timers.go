@@ -69,6 +69,7 @@ type timerRunner struct {
 	th      *lua.LState // the thread running the handler, while it runs
 	tick    *lua.LTable // the generation's tick table, refilled for each tick
 	skipped int64       // its skipped-ticks
+	fence   uint64      // its fence
 	// tick:wait's request: the callback yielded through tick:wait.
 	waitReq bool
 	waitFor temporal.Duration
@@ -83,7 +84,8 @@ func (r *timerRunner) start(t *sched.Tick) error {
 	// The handler never runs twice at once, so one table per generation
 	// serves every tick: refilling its keys allocates nothing.
 	tbl := r.tick
-	if tbl == nil {
+	first := tbl == nil
+	if first {
 		tbl = k.main.CreateTable(0, 4)
 		meta := k.main.CreateTable(0, 2)
 		meta.RawSetString("__index", k.index)
@@ -103,6 +105,7 @@ func (r *timerRunner) start(t *sched.Tick) error {
 		r.skipped = t.SkippedTicks
 		tbl.RawSetString("skipped-ticks", lua.LNumber(t.SkippedTicks))
 	}
+	r.setFence(tbl, t.Fence, first)
 	return r.resume(t, r.fn, tbl)
 }
 
@@ -220,7 +223,10 @@ type luaCompletion struct{ c *sched.Completion }
 
 func (*luaCompletion) luaTypeName() string { return completionType }
 
-type luaOwner struct{ o *sched.Owner }
+type luaOwner struct {
+	o     *sched.Owner
+	claim ClusterClaim // nil outside a cluster
+}
 
 func (*luaOwner) luaTypeName() string { return ownerType }
 
@@ -380,7 +386,7 @@ func checkCompletion(L *lua.LState, fn string) *sched.Completion {
 }
 
 // newOwner is s:owner{ lease = d, id = "spot-42" }.
-func newOwner(L *lua.LState, fn string, mk func(id string, lease temporal.Duration) (*sched.Owner, error)) {
+func newOwner(L *lua.LState, fn string, mk func(id string, lease temporal.Duration) (*sched.Owner, error), claimed func(id string, a sched.Admitter) (*sched.Owner, error)) {
 	opts := checkOptions(L, 2, fn, []string{"lease", "id"}, nil)
 	lease := opts.duration("lease", true)
 	if lease <= 0 {
@@ -390,10 +396,14 @@ func newOwner(L *lua.LState, fn string, mk func(id string, lease temporal.Durati
 	if given && id == "" {
 		opts.fail("id", "a non-empty string")
 	}
-	o, err := mk(id, lease)
-	raiseError(L, luaCall{fn, 2, true}, err)
+	lo, ok := claimOwner(L, fn, id, claimed)
+	if !ok {
+		o, err := mk(id, lease)
+		raiseError(L, luaCall{fn, 2, true}, err)
+		lo = &luaOwner{o: o}
+	}
 	ud := L.NewUserData()
-	ud.Value = &luaOwner{o}
+	ud.Value = lo
 	L.SetMetatable(ud, typeMetatable(L, ownerType, buildOwnerMeta))
 	L.Push(ud)
 }
@@ -409,11 +419,8 @@ var ownerMethods = map[string]lua.LGFunction{
 		L.Push(lua.LTrue)
 		return 1
 	},
-	"transfer": func(L *lua.LState) int {
-		raiseError(L, luaCall{fn: "transfer"}, checkOwner(L, "transfer").Transfer())
-		L.Push(lua.LTrue)
-		return 1
-	},
+	"transfer": ownerTransfer,
+	"owned?":   ownerOwned,
 }
 
 func buildOwnerMeta(L *lua.LState, mt *lua.LTable) {
@@ -452,7 +459,8 @@ func schedulerRegisterTimer(L *lua.LState) int {
 }
 
 func schedulerOwner(L *lua.LState) int {
-	newOwner(L, "owner", live(L, "owner").s.NewOwner)
+	s := live(L, "owner").s
+	newOwner(L, "owner", s.NewOwner, s.NewOwnerAdmitter)
 	return 1
 }
 
@@ -462,7 +470,8 @@ func hostRegisterTimer(L *lua.LState) int {
 }
 
 func hostOwner(L *lua.LState) int {
-	newOwner(L, "owner", checkHost(L, "owner").Jobs().NewOwner)
+	g := checkHost(L, "owner").Jobs()
+	newOwner(L, "owner", g.NewOwner, g.NewOwnerAdmitter)
 	return 1
 }
 

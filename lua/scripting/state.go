@@ -67,6 +67,9 @@ type Options struct {
 	// Context, when done, stops the state's Lua at its next instruction
 	// with an "interrupted" error, and every later call at once.
 	Context context.Context
+	// Cluster, when set, claims keyed-timer owners made with an id across
+	// processes (see keyed_cluster.go); nil: an id is a label.
+	Cluster Cluster
 }
 
 // NewState returns a state with the sandboxed standard library and the
@@ -108,6 +111,7 @@ func NewState(opts Options) *lua.LState {
 	}
 
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	setCluster(L, opts.Cluster)
 	libs := []openedLib{
 		{lua.LoadLibName, lua.OpenPackage}, // package and base first, as OpenLibs does
 		{lua.BaseLibName, lua.OpenBase},

@@ -158,6 +158,7 @@
 ---@field ["skipped-ticks"] integer nominal ticks since the last delivery that got no callback
 ---@field skipped_ticks integer
 ---@field generation integer
+---@field fence string the owner's fencing value, decimal: under a cluster the ownership key's create revision; a local owner's counts its transfers from "0"
 ---@field wait fun(self: RuntimeScheduler.Tick, d: Temporal.Duration): Temporal.Duration the handler keeps running for d of virtual time
 
 ---One generation of a keyed timer.
@@ -189,7 +190,9 @@
 ---@field ["register-timer"] fun(self: RuntimeScheduler.Owner, opts: RuntimeScheduler.TimerOptions): RuntimeScheduler.Timer
 ---@field register_timer fun(self: RuntimeScheduler.Owner, opts: RuntimeScheduler.TimerOptions): RuntimeScheduler.Timer
 ---@field renew fun(self: RuntimeScheduler.Owner): true the deadline becomes now + lease
----@field transfer fun(self: RuntimeScheduler.Owner): true a new authority: pending ticks of the old one never run
+---@field transfer fun(self: RuntimeScheduler.Owner): true a new authority: pending ticks of the old one never run (under a cluster: resigns, for a standby to take over)
+---@field ["owned?"] fun(self: RuntimeScheduler.Owner): boolean this process owns it now (always true outside a cluster)
+---@field is_owned fun(self: RuntimeScheduler.Owner): boolean
 
 ---A per-key debouncer (seed 004). Give each key in one spelling.
 ---@class RuntimeScheduler.DebouncerOptions

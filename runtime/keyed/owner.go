@@ -111,6 +111,10 @@ func (s *Scheduler) newOwner(a Authority) *Owner {
 	return o
 }
 
+// Authority returns the authority o's timers tick under: its local lease,
+// or the one NewOwnerAuthority was given.
+func (o *Owner) Authority() Authority { return o.auth }
+
 // Renew moves a local lease's deadline to now + lease. Renewed after its
 // deadline passed, the owner's timers resume from their next nominal tick:
 // the ticks due meanwhile are skipped (SkippedTicks counts them), never

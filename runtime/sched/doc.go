@@ -65,6 +65,13 @@
 // drops the ticks due under the old authority. Clear and Drop cancel keyed
 // timers too.
 //
+// An owner made with NewOwnerAdmitter takes its admission from outside
+// virtual time instead (a lease held in etcd: cluster/etcdlease): its
+// Admitter is asked, at that instant, before each tick is queued and
+// before it starts; Tick.Fence carries the fence it answered. A timer not
+// admitted parks until Refresh, which resumes it from its next nominal
+// tick, and under a new fence drops what came due under the old one.
+//
 // # Observing
 //
 // SetObserver's function sees each callback just before it runs (a Fire

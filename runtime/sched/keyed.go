@@ -20,6 +20,7 @@ type Tick struct {
 	keyed.Tick
 	Key        string
 	Generation uint64
+	Fence      uint64 // the owner's Authority when the tick started
 
 	timer  *Timer
 	waitNs int64     // Wait's d
@@ -89,7 +90,18 @@ type Owner struct {
 	lease     int64 // 0: no lease
 	deadline  int64 // ns after the epoch; math.MaxInt64 without a lease
 	authority uint64
+	adm       Admitter // nil: the lease above decides
 	slots     map[string]*slot
+}
+
+// Admitter is an owner authority outside virtual time, such as a lease
+// held in etcd (cluster/etcdlease): it is asked before a tick of its
+// owner is queued and again before it starts, at that instant, and
+// returns the fence the owner holds and whether a tick may start now.
+// Admit must be fast and must not call into the Scheduler; it is the only
+// thing such an owner reads, so its virtual deadline plays no part.
+type Admitter interface {
+	Admit() (fence uint64, ok bool)
 }
 
 // slot is one key of an owner: its generations and the handler running.
@@ -131,6 +143,8 @@ type keyedState struct {
 	owners map[*Group]*Owner // the default owner of the scheduler (nil key) and of each group
 	live   *Timer            // generations not ended, as a list
 }
+
+var errAdmitted = errorString("the owner's Admitter moves its authority: resign through it")
 
 var errNotRunning = errorString("the handler is not running: Wait is allowed only inside its tick's handler")
 
@@ -191,6 +205,69 @@ func (s *Scheduler) newOwner(g *Group, id string, lease temporal.Duration) (*Own
 // Scheduler returns the scheduler the owner's timers run on.
 func (o *Owner) Scheduler() *Scheduler { return o.s }
 
+// NewOwnerAdmitter returns an owner whose timers tick while a admits
+// them, under a's fence. A timer whose tick comes due while a does not
+// admit it parks; Refresh, which a's holder calls (on the scheduler's
+// goroutine) when its answer changed, resumes the parked timers from their
+// next nominal tick, or, under a new fence, drops every tick due under the
+// old one as Transfer does. Renew does nothing and Transfer is an error: the
+// authority renews and moves by itself.
+func (s *Scheduler) NewOwnerAdmitter(id string, a Admitter) (*Owner, error) {
+	return s.newOwnerAdmitter(nil, id, a)
+}
+
+// NewOwnerAdmitter is Scheduler.NewOwnerAdmitter for an owner whose timers
+// are g's jobs.
+func (g *Group) NewOwnerAdmitter(id string, a Admitter) (*Owner, error) {
+	return g.s.newOwnerAdmitter(g, id, a)
+}
+
+func (s *Scheduler) newOwnerAdmitter(g *Group, id string, a Admitter) (*Owner, error) {
+	if err := s.check("NewOwnerAdmitter"); err != nil {
+		return nil, err
+	}
+	if a == nil {
+		return nil, &OptionError{Method: "NewOwnerAdmitter", Param: "a", Want: "an Admitter", Got: nil}
+	}
+	f, _ := a.Admit()
+	return &Owner{s: s, group: g, id: id, deadline: math.MaxInt64, authority: f, adm: a, slots: map[string]*slot{}}, nil
+}
+
+// Refresh asks an Admitter owner's authority again (see NewOwnerAdmitter);
+// on other owners, and while it does not admit, it does nothing.
+func (o *Owner) Refresh() {
+	s := o.s
+	if o.adm == nil || s.check("Refresh") != nil {
+		return
+	}
+	f, ok := o.adm.Admit()
+	if !ok {
+		return
+	}
+	moved := f != o.authority
+	o.authority = f
+	for t := s.keyedState().live; t != nil; t = t.next {
+		if t.owner != o {
+			continue
+		}
+		switch {
+		case moved:
+			// Even a tick due at this instant was the old authority's.
+			if s.now < math.MaxInt64 {
+				t.cad.Resume(s.now + 1)
+			}
+			t.parked = false
+			if !t.running && !t.waiting {
+				t.requeue()
+			}
+		case t.parked:
+			t.parked = false
+			t.cad.Resume(s.now)
+			t.requeue()
+		}
+	}
+}
+
 // ID returns the owner's label.
 func (o *Owner) ID() string { return o.id }
 
@@ -203,7 +280,13 @@ func (o *Owner) Deadline() (temporal.Instant, bool) {
 func (o *Owner) Authority() uint64 { return o.authority }
 
 // admits reports whether a tick may be queued or started at at.
-func (o *Owner) admits(at int64) bool { return at <= o.deadline }
+func (o *Owner) admits(at int64) bool {
+	if o.adm != nil {
+		f, ok := o.adm.Admit()
+		return ok && f == o.authority
+	}
+	return at <= o.deadline
+}
 
 // Renew moves the lease deadline to Now()+lease. Timers that stopped at the
 // old deadline go on from their next nominal tick not before Now(); the
@@ -237,6 +320,9 @@ func (o *Owner) Renew() error {
 func (o *Owner) Transfer() error {
 	if err := o.s.check("Transfer"); err != nil {
 		return err
+	}
+	if o.adm != nil {
+		return &CallError{Method: "Transfer", Err: errAdmitted}
 	}
 	o.authority++
 	for t := o.s.keyed.live; t != nil; t = t.next {
@@ -514,6 +600,7 @@ func (s *Scheduler) startTick(t *Timer) error {
 		return nil
 	}
 	t.tick.Tick = tk
+	t.tick.Fence = t.owner.authority
 	// The next tick goes in now, as an interval's does, so that a handler
 	// that ends at once costs one re-key.
 	t.requeue()
