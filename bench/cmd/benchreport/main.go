@@ -24,9 +24,10 @@
 // one operation grows with the number of pending timers: ns/op of
 // BenchmarkInsertCancel/<impl>/<shape>/<N>/g<G> against N on log scales,
 // a panel per shape, a line per implementation (solid for one goroutine,
-// dashed for two), under the report's date and machine line. Sizes,
-// implementations and goroutine counts without a figure are left out; a
-// run with none of these benchmarks leaves FILE as it was.
+// dashed for two), a bar through a mark for a median's interval, under
+// the report's date and machine line. Sizes, implementations and
+// goroutine counts without a figure are left out; a run with none of
+// these benchmarks leaves FILE as it was.
 //
 // This directory is a module of its own, so that x/perf stays out of
 // Metronome's dependencies; run it with `go run .` from here.

@@ -308,3 +308,21 @@ func TestLogTicks(t *testing.T) {
 		}
 	}
 }
+
+// Six runs bound a median: the chart draws its interval as a whisker.
+// Fewer, or -stat min, draw the mark alone.
+func TestScalingChartIntervals(t *testing.T) {
+	var in strings.Builder
+	for _, v := range []string{"20", "21", "22", "23", "24", "40"} {
+		in.WriteString("BenchmarkInsertCancel/heap/schedule-cancel/1k/g1-2 100 " + v + " ns/op\n")
+	}
+	in.WriteString("BenchmarkInsertCancel/heap/schedule-cancel/1M/g1-2 100 30 ns/op\n")
+	got, err := chartOf(t, in.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(got, `stroke-width="1.5"`); n != 2 {
+		t.Errorf("%d whiskers, want 2 (the 1k median's and the legend's):\n%s", n, got)
+	}
+	wantLines(t, got, "BenchmarkInsertCancel/heap/schedule-cancel/1k/g1: 22.5 ns/op", ">bar: 95% interval of the median<")
+}

@@ -287,6 +287,7 @@ type svgLegend struct {
 	Color     string
 	Dash      string
 	Hollow    bool
+	Bar       bool // a vertical bar, not a line and a mark
 	Label     string
 	LineWidth float64
 }
@@ -333,6 +334,7 @@ func writeSVG(w io.Writer, r *run, c chart, note string) error {
 	xlo, xhi = decades(xlo, xhi)
 	ylo, yhi, yticks := steps125(ylo, yhi)
 
+	bars := false // an interval drawn: the legend says what the bar is
 	n := float64(len(panels))
 	pw := (svgWidth - marginL - marginR - panelGap*(n-1)) / n
 	v := svgView{
@@ -371,6 +373,7 @@ func writeSVG(w io.Writer, r *run, c chart, note string) error {
 				pts = append(pts, ff(x)+","+ff(y))
 				title := fmt.Sprintf("%s: %s %s", pt.name, num(pt.v), c.metric)
 				sl.Marks = append(sl.Marks, svgMark{X: x, Y: y, Lo: ya.at(pt.lo), Hi: ya.at(pt.hi), Title: title})
+				bars = bars || pt.lo != pt.hi
 			}
 			if len(pts) > 1 {
 				sl.Points = strings.Join(pts, " ")
@@ -397,16 +400,26 @@ func writeSVG(w io.Writer, r *run, c chart, note string) error {
 		counts = append(counts, g)
 	}
 	slices.Sort(counts)
+	var styles []svgLegend
 	if len(counts) > 1 || counts[0] != 1 {
-		y += 24
-		v.StylesY = y
-		x = marginL
 		for _, g := range counts {
-			st := svgLegend{X: x, Color: "#444", LineWidth: 2, Label: "1 goroutine"}
+			st := svgLegend{Color: "#444", LineWidth: 2, Label: "1 goroutine"}
 			if g > 1 {
 				st.Dash, st.Hollow = "6 4", true
 				st.Label = fmt.Sprintf("%d goroutines at once (wall time per operation)", g)
 			}
+			styles = append(styles, st)
+		}
+	}
+	if bars {
+		styles = append(styles, svgLegend{Color: "#444", Bar: true, Label: fmt.Sprintf("bar: %s interval of the median", pct(r.confidence))})
+	}
+	if len(styles) > 0 {
+		y += 24
+		v.StylesY = y
+		x = marginL
+		for _, st := range styles {
+			st.X = x
 			v.Styles = append(v.Styles, st)
 			x += 46 + 6.9*float64(utf8.RuneCountInString(st.Label))
 		}
@@ -477,8 +490,13 @@ var svgTemplate = template.Must(template.New("svg").Funcs(template.FuncMap{
 <text x="{{f (add .X 36)}}" y="{{f $.LegendY}}">{{x .Label}}</text>
 {{- end}}
 {{- range .Styles}}
+{{- if .Bar}}
+<line x1="{{f (add .X 14)}}" x2="{{f (add .X 14)}}" y1="{{f (add $.StylesY -13)}}" y2="{{f (add $.StylesY 5)}}" stroke="{{.Color}}" stroke-width="1.5"/>
+<circle cx="{{f (add .X 14)}}" cy="{{f (add $.StylesY -4)}}" r="4" fill="{{.Color}}" stroke="{{.Color}}" stroke-width="2"/>
+{{- else}}
 <line x1="{{f .X}}" x2="{{f (add .X 28)}}" y1="{{f (add $.StylesY -4)}}" y2="{{f (add $.StylesY -4)}}" stroke="{{.Color}}" stroke-width="{{f .LineWidth}}"{{if .Dash}} stroke-dasharray="{{.Dash}}"{{end}}/>
 <circle cx="{{f (add .X 14)}}" cy="{{f (add $.StylesY -4)}}" r="4" fill="{{if .Hollow}}#fff{{else}}{{.Color}}{{end}}" stroke="{{.Color}}" stroke-width="2"/>
+{{- end}}
 <text x="{{f (add .X 36)}}" y="{{f $.StylesY}}">{{x .Label}}</text>
 {{- end}}
 <text x="{{f 78}}" y="{{f .SourceY}}" fill="#777" font-size="11">{{x .Source}}</text>
