@@ -6,6 +6,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -163,7 +164,7 @@ func (c chart) collect(r *run) (panels []int, lines map[int][]line) {
 	slices.Sort(panels)
 	for _, ls := range lines {
 		for i := range ls {
-			slices.SortFunc(ls[i].points, func(a, b point) int { return cmpFloat(a.size, b.size) })
+			slices.SortFunc(ls[i].points, func(a, b point) int { return cmp.Compare(a.size, b.size) })
 		}
 		slices.SortFunc(ls, func(a, b line) int {
 			if a.series != b.series {
@@ -173,16 +174,6 @@ func (c chart) collect(r *run) (panels []int, lines map[int][]line) {
 		})
 	}
 	return panels, lines
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // logAxis maps [lo, hi] (both > 0) onto [from, to] on a log scale, inset
