@@ -9,6 +9,8 @@
 #   STAT       median (default) or min: how several runs reduce to one figure
 #   BENCHTIME  -benchtime of the micro-benchmarks (default 500ms)
 #   RAW        also keep the raw benchmark output in this file
+#   SVG        where to draw ns/op against pending timers (default
+#              docs/bench-scaling.svg)
 #   GO         the go command (default go)
 #
 # The whole report takes about 3 minutes on 2 cores with the defaults (about
@@ -22,6 +24,8 @@ GO=${GO:-go}
 COUNT=${COUNT:-1}
 BENCHTIME=${BENCHTIME:-500ms}
 raw=$(mktemp)
+svg=${SVG:-docs/bench-scaling.svg}
+[[ $svg == /* ]] || svg=$PWD/$svg # benchreport runs from its own directory
 trap 'rm -f "$raw"' EXIT
 
 bench() { # bench PACKAGE REGEXP BENCHTIME
@@ -62,4 +66,5 @@ if [[ -n "${RAW:-}" ]]; then
 	cp "$raw" "$RAW"
 fi
 # benchreport is a module of its own (x/perf stays out of ours): run it from there.
-"$GO" run -C bench/cmd/benchreport . -stat "${STAT:-median}" "$raw"
+# From the same figures it redraws docs/bench-scaling.svg (SVG= names another file).
+"$GO" run -C bench/cmd/benchreport . -stat "${STAT:-median}" -svg "$svg" "$raw"

@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	benchreport [-date YYYY-MM-DD] [-stat median|min] [-confidence 0.95] [FILE...]   (standard input without FILE)
+//	benchreport [-date YYYY-MM-DD] [-stat median|min] [-confidence 0.95] [-svg FILE.svg] [FILE...]   (standard input without FILE)
 //
 // The input is read with golang.org/x/perf/benchfmt, so it may hold any
 // unit (ns/fire, B/pending) and "Unit" metadata lines, as benchstat reads
@@ -20,6 +20,15 @@
 // Benchmarks no table claims are listed at the end. The program reads
 // only its input: it needs no network.
 //
+// With -svg FILE it also draws, from the same figures, how the cost of
+// one operation grows with the number of pending timers: ns/op of
+// BenchmarkInsertCancel/<impl>/<shape>/<N>/g<G> against N on log scales,
+// a panel per shape, a line per implementation (solid for one goroutine,
+// dashed for two), a bar through a mark for a median's interval, under
+// the report's date and machine line. Sizes, implementations and
+// goroutine counts without a figure are left out; a run with none of
+// these benchmarks leaves FILE as it was.
+//
 // This directory is a module of its own, so that x/perf stays out of
 // Metronome's dependencies; run it with `go run .` from here.
 package main
@@ -27,6 +36,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -46,6 +56,7 @@ func main() {
 	date := flag.String("date", "", "the run's date for the header (default: today, UTC)")
 	stat := flag.String("stat", "median", "how to summarise several runs of a benchmark: median (with its confidence interval) or min")
 	confidence := flag.Float64("confidence", 0.95, "the confidence level of the intervals around medians, in (0, 1)")
+	svgOut := flag.String("svg", "", "also draw ns/op against pending timers (BenchmarkInsertCancel) as an SVG chart into this file")
 	flag.Parse()
 	run := newRun()
 	switch *stat {
@@ -88,6 +99,26 @@ func main() {
 	render(w, run, *date, tables)
 	if err := w.Flush(); err != nil {
 		fail(err)
+	}
+	if *svgOut != "" {
+		writeChart(*svgOut, run, header(run, *date), os.Stderr)
+	}
+}
+
+// writeChart draws the scaling chart into file. A run without its
+// benchmarks leaves file as it was, with a note to stderr.
+func writeChart(file string, r *run, note string, stderr io.Writer) {
+	var b bytes.Buffer
+	err := writeSVG(&b, r, scaling, note)
+	if errors.Is(err, errNothingToDraw) {
+		fmt.Fprintf(stderr, "benchreport: -svg %s: %v; the file is left as it was\n", file, err)
+		return
+	}
+	if err == nil {
+		err = os.WriteFile(file, b.Bytes(), 0o644)
+	}
+	if err != nil {
+		fail(fmt.Errorf("-svg %s: %w", file, err))
 	}
 }
 
@@ -463,25 +494,8 @@ func render(w io.Writer, r *run, date string, tables []table) {
 	}
 
 	fmt.Fprintf(w, "# Metronome benchmark report\n\n")
-	cores := fmt.Sprintf("%d CPUs", runtime.NumCPU())
-	if r.procs > 0 {
-		cores += fmt.Sprintf(", GOMAXPROCS %d", r.procs)
-	}
-	header := []string{date, runtime.Version()}
-	if r.meta["goos"] != "" {
-		header = append(header, r.meta["goos"]+"/"+r.meta["goarch"])
-	}
-	if r.meta["cpu"] != "" {
-		header = append(header, "cpu: "+r.meta["cpu"])
-	}
-	header = append(header, cores)
+	fmt.Fprintf(w, "%s.\n\n", header(r, date))
 	n := r.maxCount()
-	if n > 1 && r.min {
-		header = append(header, fmt.Sprintf("minimum of %d runs", n))
-	} else if n > 1 {
-		header = append(header, fmt.Sprintf("medians of %d runs", n))
-	}
-	fmt.Fprintf(w, "%s.\n\n", strings.Join(header, " · "))
 	if n > 1 && !r.min {
 		fmt.Fprintf(w, "Each figure compared is a median ± its %s confidence interval, as benchstat computes them", pct(r.confidence))
 		if len(warned.list) > 0 {
@@ -491,6 +505,30 @@ func render(w io.Writer, r *run, date string, tables []table) {
 	}
 	fmt.Fprintf(w, "Ratios are peer / ours from this run: above 1 means ours is faster (or smaller).\n")
 	w.Write(body.Bytes())
+}
+
+// header is the run's date, Go, machine and how figures were reduced:
+// the line under the report's title and the chart's.
+func header(r *run, date string) string {
+	cores := fmt.Sprintf("%d CPUs", runtime.NumCPU())
+	if r.procs > 0 {
+		cores += fmt.Sprintf(", GOMAXPROCS %d", r.procs)
+	}
+	h := []string{date, runtime.Version()}
+	if r.meta["goos"] != "" {
+		h = append(h, r.meta["goos"]+"/"+r.meta["goarch"])
+	}
+	if r.meta["cpu"] != "" {
+		h = append(h, "cpu: "+r.meta["cpu"])
+	}
+	h = append(h, cores)
+	n := r.maxCount()
+	if n > 1 && r.min {
+		h = append(h, fmt.Sprintf("minimum of %d runs", n))
+	} else if n > 1 {
+		h = append(h, fmt.Sprintf("medians of %d runs", n))
+	}
+	return strings.Join(h, " · ")
 }
 
 func renderTable(w io.Writer, r *run, t table, used map[string]bool, warned *notes) {

@@ -1,10 +1,19 @@
 package main
 
 import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
+
+var update = flag.Bool("update", false, "rewrite testdata/bench-scaling.golden.svg")
 
 const sample = `goos: linux
 goarch: amd64
@@ -142,4 +151,178 @@ func TestNum(t *testing.T) {
 			t.Errorf("num(%v) = %q, want %q", v, got, want)
 		}
 	}
+}
+
+// chartOf draws the scaling chart of in under a fixed note.
+func chartOf(t *testing.T, in string) (string, error) {
+	t.Helper()
+	r := newRun()
+	if err := r.parse(strings.NewReader(in), "input"); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	err := writeSVG(&b, r, scaling, "2000-01-01 · test")
+	return b.String(), err
+}
+
+// wellFormed fails t unless svg parses as XML.
+func wellFormed(t *testing.T, svg string) {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader(svg))
+	for {
+		_, err := d.Token()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatalf("not well-formed XML: %v\n%s", err, svg)
+		}
+	}
+}
+
+// testdata/insertcancel.txt holds every implementation at 1k and 1M, two
+// at 10k, both shapes, g1 and g2, and a series with a single figure
+// (afterfunc, cancel-readd, 1M). Run with -update after a deliberate
+// change and look at the picture (rsvg-convert -o x.png FILE).
+func TestScalingChartGolden(t *testing.T) {
+	in, err := os.ReadFile("testdata/insertcancel.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := chartOf(t, string(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wellFormed(t, got)
+	golden := filepath.Join("testdata", "bench-scaling.golden.svg")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("the chart differs from %s (go test -update rewrites it):\n%s", golden, got)
+	}
+}
+
+func TestScalingChartLeavesOutWhatIsMissing(t *testing.T) {
+	in := `BenchmarkInsertCancel/heap/schedule-cancel/1k/g1-2 100 20 ns/op
+BenchmarkInsertCancel/heap/schedule-cancel/1M/g1-2 100 24 ns/op
+BenchmarkInsertCancel/quantum/schedule-cancel/1k/g1-2 100 1 ns/op
+BenchmarkInsertCancel/heap/sideways/1k/g1-2 100 99 ns/op
+BenchmarkInsertCancel/heap/schedule-cancel/g1-2 100 99 ns/op
+BenchmarkInsertCancel/wheel/schedule-cancel/1k/g1-2 100 12 ns/op
+BenchmarkScheduleCancel/metronome/pending=1k-2 100 13 ns/op
+`
+	got, err := chartOf(t, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wellFormed(t, got)
+	wantLines(t, got,
+		"schedule-cancel: insert a timer, then cancel it",
+		">4-ary heap<", ">wheel<",
+		"BenchmarkInsertCancel/heap/schedule-cancel/1M/g1: 24.0 ns/op",
+		// one figure: a mark and no line
+		`<title>BenchmarkInsertCancel/wheel/schedule-cancel/1k/g1: 12.0 ns/op</title>`,
+		// the axis spans the decades of the sizes drawn
+		">1k<", ">10k<", ">100k<", ">1M<",
+	)
+	for _, absent := range []string{"cancel-readd", "sharded", "AfterFunc", "goroutine", "quantum", "sideways", "99.0", "ScheduleCancel"} {
+		if strings.Contains(got, absent) {
+			t.Errorf("the chart shows %q:\n%s", absent, got)
+		}
+	}
+	if n := strings.Count(got, "<polyline"); n != 1 {
+		t.Errorf("%d lines drawn, want 1 (the heap's):\n%s", n, got)
+	}
+}
+
+func TestScalingChartWithNothingToDraw(t *testing.T) {
+	in := "BenchmarkScheduleCancel/metronome/pending=1k-2 100 13 ns/op\nBenchmarkInsertCancel/heap/schedule-cancel/1k/g1-2 100 0 ns/op\n"
+	got, err := chartOf(t, in)
+	if !errors.Is(err, errNothingToDraw) || got != "" {
+		t.Fatalf("writeSVG = %q, %v; want nothing written and errNothingToDraw", got, err)
+	}
+
+	// -svg keeps the file of an earlier run rather than blanking it.
+	file := filepath.Join(t.TempDir(), "chart.svg")
+	if err := os.WriteFile(file, []byte("earlier"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newRun()
+	if err := r.parse(strings.NewReader(in), "input"); err != nil {
+		t.Fatal(err)
+	}
+	var note strings.Builder
+	writeChart(file, r, "note", &note)
+	if b, _ := os.ReadFile(file); string(b) != "earlier" {
+		t.Errorf("the file now holds %q", b)
+	}
+	if want := "benchreport: -svg " + file + ": BenchmarkInsertCancel: no figures to draw; the file is left as it was\n"; note.String() != want {
+		t.Errorf("note %q, want %q", note.String(), want)
+	}
+	r.parse(strings.NewReader("BenchmarkInsertCancel/heap/schedule-cancel/1k/g1-2 100 20 ns/op\n"), "more")
+	writeChart(file, r, "note", io.Discard)
+	if b, _ := os.ReadFile(file); !bytes.HasPrefix(b, []byte("<svg")) {
+		t.Errorf("the file now holds %q", b)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for s, want := range map[string]float64{"1k": 1e3, "10k": 1e4, "100k": 1e5, "1M": 1e6, "pending=1k": 1e3, "250": 250} {
+		if got, ok := parseSize(s); !ok || got != want {
+			t.Errorf("parseSize(%q) = %v, %v; want %v", s, got, ok, want)
+		}
+	}
+	for _, s := range []string{"", "g1", "k", "1G", "0", "schedule-cancel", "1.5k"} {
+		if got, ok := parseSize(s); ok {
+			t.Errorf("parseSize(%q) = %v, want no size", s, got)
+		}
+	}
+	for n, want := range map[float64]string{1e3: "1k", 1e4: "10k", 1e6: "1M", 1e7: "10M", 100: "100"} {
+		if got := sizeLabel(n); got != want {
+			t.Errorf("sizeLabel(%v) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestLogTicks(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi, wantLo, wantHi float64
+		ticks                  string
+	}{
+		{12, 700, 10, 1000, "[10 20 50 100 200 500 1000]"},
+		{20, 50, 20, 50, "[20 50]"},
+		{30, 30, 20, 50, "[20 50]"},
+		{3, 40000, 2, 50000, "[10 100 1000 10000]"},
+		{0.3, 4, 0.2, 5, "[0.2 0.5 1 2 5]"},
+	} {
+		lo, hi, ticks := steps125(c.lo, c.hi)
+		if lo != c.wantLo || hi != c.wantHi || fmt.Sprint(ticks) != c.ticks {
+			t.Errorf("steps125(%v, %v) = %v, %v, %v; want %v, %v, %v", c.lo, c.hi, lo, hi, ticks, c.wantLo, c.wantHi, c.ticks)
+		}
+	}
+}
+
+// Six runs bound a median: the chart draws its interval as a whisker.
+// Fewer, or -stat min, draw the mark alone.
+func TestScalingChartIntervals(t *testing.T) {
+	var in strings.Builder
+	for _, v := range []string{"20", "21", "22", "23", "24", "40"} {
+		in.WriteString("BenchmarkInsertCancel/heap/schedule-cancel/1k/g1-2 100 " + v + " ns/op\n")
+	}
+	in.WriteString("BenchmarkInsertCancel/heap/schedule-cancel/1M/g1-2 100 30 ns/op\n")
+	got, err := chartOf(t, in.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(got, `stroke-width="1.5"`); n != 2 {
+		t.Errorf("%d whiskers, want 2 (the 1k median's and the legend's):\n%s", n, got)
+	}
+	wantLines(t, got, "BenchmarkInsertCancel/heap/schedule-cancel/1k/g1: 22.5 ns/op", ">bar: 95% interval of the median<")
 }
