@@ -335,7 +335,7 @@ func (s *Scheduler) admit(t *Timer, now int64) {
 	// handler that ends in time costs no re-key.
 	c := t.cad
 	c.Take(now)
-	s.q.Update(t.hid, max(c.Due(), now+1), t.seq)
+	s.rekey(t, max(c.Due(), now+1))
 	sl.running = t
 	s.inflight++
 	s.out = append(s.out, t)
@@ -344,13 +344,23 @@ func (s *Scheduler) admit(t *Timer, now int64) {
 // queue keys t's entry at its next tick. Every generation keeps one entry
 // in the queue from Register to its cancel. s.mu held.
 func (s *Scheduler) queue(t *Timer) {
-	s.q.Update(t.hid, t.cad.Due(), t.seq)
+	s.rekey(t, t.cad.Due())
 	t.where = inQueue
+}
+
+// rekey keys t's entry at at. A handler that ended in time finds its entry
+// keyed at its next tick already (admit put it there): no queue call.
+// s.mu held.
+func (s *Scheduler) rekey(t *Timer, at int64) {
+	if t.at != at {
+		s.q.Update(t.hid, at, t.seq)
+		t.at = at
+	}
 }
 
 // hold keys t's entry at Never while it waits at where. s.mu held.
 func (s *Scheduler) hold(t *Timer, where place) {
-	s.q.Update(t.hid, Never, t.seq)
+	s.rekey(t, Never)
 	t.where = where
 }
 
