@@ -2,7 +2,9 @@ package scripting
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/yuin/gopher-lua"
 
@@ -14,7 +16,9 @@ import (
 // Keyed timers (seed 001) on a runtime-scheduler or an app-host scheduler.
 // A callback runs as a coroutine from a per-state pool, so that tick:wait
 // can suspend it across virtual time; a thread that ended normally is
-// reused (a new one costs about 23 us and 112 KB).
+// reused (a new one costs about 23 us and 112 KB). A callback that declares
+// no parameter cannot see its tick, so it gets none and is called on its
+// pooled thread rather than resumed (timerRunner.call).
 
 const (
 	timerHandleType = "keyed timer"
@@ -29,7 +33,8 @@ type keyedLua struct {
 	main    *lua.LState
 	cbs     *callbacks
 	pool    []*lua.LState
-	running int // handlers running (in their callback or a tick:wait)
+	blind   []*lua.LState // threads of blind handlers (timerRunner.call)
+	running int           // handlers running (in their callback or a tick:wait)
 	wait    *lua.LFunction
 	index   *lua.LFunction // the tick tables' __index
 }
@@ -62,11 +67,15 @@ func keyedOf(L *lua.LState) *keyedLua {
 
 // timerRunner runs one generation's callback.
 type timerRunner struct {
-	k       *keyedLua
-	fn      *lua.LFunction
-	th      *lua.LState // the thread running the handler, while it runs
-	tick    *lua.LTable // the generation's tick table, refilled for each tick
-	skipped int64       // its skipped-ticks
+	k    *keyedLua
+	fn   *lua.LFunction
+	th   *lua.LState // the thread running the handler, while it runs
+	tick *lua.LTable // the generation's tick table, refilled for each tick
+	// blind: fn is a Lua function without parameters or varargs, which
+	// cannot see its argument (the call clears the registers past its
+	// parameters): its ticks get no table, so they cost no table writes.
+	blind   bool
+	skipped int64 // its skipped-ticks
 	// tick:wait's request: the callback yielded through tick:wait.
 	waitReq bool
 	waitFor temporal.Duration
@@ -76,6 +85,9 @@ type timerRunner struct {
 // start runs the callback for a new tick on a pooled thread.
 func (r *timerRunner) start(t *sched.Tick) error {
 	k := r.k
+	if r.blind {
+		return r.call()
+	}
 	var th *lua.LState
 	if n := len(k.pool); n > 0 {
 		th = k.pool[n-1]
@@ -147,6 +159,68 @@ func (r *timerRunner) resume(t *sched.Tick, fn *lua.LFunction, args ...lua.LValu
 	return t.Wait(r.waitFor, r.cont)
 }
 
+// call runs a blind handler (see timerRunner.blind) on a pooled thread,
+// under its own callback budget. Such a handler cannot reach tick:wait,
+// so it never suspends: the thread is made the running one and the
+// callback called on it, which costs a protected call where a resume of a
+// coroutine costs about twice as much. coroutine.running() inside is the
+// thread, as in a resumed one; a raw coroutine.yield is the same error.
+func (r *timerRunner) call() error {
+	k := r.k
+	var th *lua.LState
+	if n := len(k.blind); n > 0 {
+		th = k.blind[n-1]
+		k.blind = k.blind[:n-1]
+	} else {
+		th, _ = k.main.NewThread()
+	}
+	if g := k.cbs.gov; g != nil {
+		if th.Context() != context.Context(g) {
+			th.SetContext(g)
+		}
+		if err := g.callbackFrame(r.fn); err != nil {
+			k.blind = append(k.blind, th)
+			return err
+		}
+	}
+	r.th = th
+	k.running++
+	prev, G := k.cbs.fn, k.main.G
+	k.cbs.fn = r.fn
+	caller := G.CurrentThread
+	G.CurrentThread = th
+	th.Push(r.fn)
+	err := th.PCall(0, 0, nil)
+	G.CurrentThread = caller
+	k.cbs.fn = prev
+	if g := k.cbs.gov; g != nil {
+		err = g.leave(err)
+	}
+	k.running--
+	r.th = nil
+	if err == nil {
+		k.blind = append(k.blind, th)
+		return nil
+	}
+	return blindYield(err)
+}
+
+// blindYield gives a raw coroutine.yield in a blind handler the message a
+// resumed handler's gets; other errors pass unchanged.
+func blindYield(err error) error {
+	const noParent = "can not yield from outside of a coroutine"
+	var api *lua.ApiError
+	if !errors.As(err, &api) {
+		return err
+	}
+	msg, ok := api.Object.(lua.LString)
+	if !ok || !strings.HasSuffix(string(msg), noParent) {
+		return err
+	}
+	where := strings.TrimSuffix(string(msg), noParent)
+	return &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(where + "coroutine.yield: a keyed timer's callback must not yield; use tick:wait(duration)")}
+}
+
 // end forgets the handler's thread, back into the pool when it ended
 // normally (a thread left suspended or failed is not reused).
 func (r *timerRunner) end(reuse bool) {
@@ -157,6 +231,12 @@ func (r *timerRunner) end(reuse bool) {
 		th.Dead = false
 		r.k.pool = append(r.k.pool, th)
 	}
+}
+
+// cannotSeeArgs reports whether fn is a Lua function that declares no
+// parameter and no "...": whatever it is passed, it cannot read.
+func cannotSeeArgs(fn *lua.LFunction) bool {
+	return !fn.IsG && fn.Proto.NumParameters == 0 && fn.Proto.IsVarArg&lua.VarArgIsVarArg == 0
 }
 
 // threadWhere is "file:line: " of the Lua code a suspended thread stopped in.
@@ -261,7 +341,7 @@ func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
 		}
 	}
 	cb := opts.function("callback")
-	r := &timerRunner{k: keyedOf(L), fn: cb}
+	r := &timerRunner{k: keyedOf(L), fn: cb, blind: cannotSeeArgs(cb)}
 	r.cont = func(t *sched.Tick) error { return r.resume(t, nil, newDuration(r.k.main, t.Waited())) }
 	t, err := o.RegisterTimer(string(key), sched.TimerOptions{Interval: iv, Delay: delay, Overrun: ov, OnCancel: onCancel, Label: where(L)}, r.start)
 	raiseError(L, luaCall{fn, 2, true}, err)
