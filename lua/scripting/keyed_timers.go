@@ -18,7 +18,7 @@ import (
 // can suspend it across virtual time; a thread that ended normally is
 // reused (a new one costs about 23 us and 112 KB). A callback that declares
 // no parameter cannot see its tick, so it gets none and is called on its
-// pooled thread rather than resumed (timerRunner.call).
+// pooled thread rather than resumed (keyedLua.call).
 
 const (
 	timerHandleType = "keyed timer"
@@ -33,10 +33,13 @@ type keyedLua struct {
 	main    *lua.LState
 	cbs     *callbacks
 	pool    []*lua.LState
-	blind   []*lua.LState // threads of blind handlers (timerRunner.call)
+	blind   []*lua.LState // threads of blind handlers (keyedLua.call)
 	running int           // handlers running (in their callback or a tick:wait)
 	wait    *lua.LFunction
 	index   *lua.LFunction // the tick tables' __index
+	// blindRun is every blind handler's TimerFunc: the callback is the
+	// timer's Data.
+	blindRun sched.TimerFunc
 }
 
 func keyedOf(L *lua.LState) *keyedLua {
@@ -47,6 +50,7 @@ func keyedOf(L *lua.LState) *keyedLua {
 	main := L.G.MainThread
 	k := &keyedLua{main: main, cbs: callbacksOf(main)}
 	k.wait = L.NewFunction(k.tickWait)
+	k.blindRun = func(t *sched.Tick) error { return k.call(t.Data().(*lua.LFunction)) }
 	k.index = L.NewFunction(func(L *lua.LState) int {
 		key, ok := L.Get(2).(lua.LString)
 		if !ok {
@@ -67,15 +71,11 @@ func keyedOf(L *lua.LState) *keyedLua {
 
 // timerRunner runs one generation's callback.
 type timerRunner struct {
-	k    *keyedLua
-	fn   *lua.LFunction
-	th   *lua.LState // the thread running the handler, while it runs
-	tick *lua.LTable // the generation's tick table, refilled for each tick
-	// blind: fn is a Lua function without parameters or varargs, which
-	// cannot see its argument (the call clears the registers past its
-	// parameters): its ticks get no table, so they cost no table writes.
-	blind   bool
-	skipped int64 // its skipped-ticks
+	k       *keyedLua
+	fn      *lua.LFunction
+	th      *lua.LState // the thread running the handler, while it runs
+	tick    *lua.LTable // the generation's tick table, refilled for each tick
+	skipped int64       // its skipped-ticks
 	// tick:wait's request: the callback yielded through tick:wait.
 	waitReq bool
 	waitFor temporal.Duration
@@ -85,9 +85,6 @@ type timerRunner struct {
 // start runs the callback for a new tick on a pooled thread.
 func (r *timerRunner) start(t *sched.Tick) error {
 	k := r.k
-	if r.blind {
-		return r.call()
-	}
 	var th *lua.LState
 	if n := len(k.pool); n > 0 {
 		th = k.pool[n-1]
@@ -159,14 +156,15 @@ func (r *timerRunner) resume(t *sched.Tick, fn *lua.LFunction, args ...lua.LValu
 	return t.Wait(r.waitFor, r.cont)
 }
 
-// call runs a blind handler (see timerRunner.blind) on a pooled thread,
-// under its own callback budget. Such a handler cannot reach tick:wait,
-// so it never suspends: the thread is made the running one and the
-// callback called on it, which costs a protected call where a resume of a
+// call runs a blind handler fn (see timerRunner.blind) on a pooled
+// thread, under its own callback budget. Such a handler cannot reach
+// tick:wait, so it never suspends: the thread is made the running one and
+// fn called on it, which costs a protected call where a resume of a
 // coroutine costs about twice as much. coroutine.running() inside is the
 // thread, as in a resumed one; a raw coroutine.yield is the same error.
-func (r *timerRunner) call() error {
-	k := r.k
+// It reads nothing of the timer's runner, whose memory a fire would
+// otherwise have to load.
+func (k *keyedLua) call(fn *lua.LFunction) error {
 	var th *lua.LState
 	if n := len(k.blind); n > 0 {
 		th = k.blind[n-1]
@@ -178,18 +176,17 @@ func (r *timerRunner) call() error {
 		if th.Context() != context.Context(g) {
 			th.SetContext(g)
 		}
-		if err := g.callbackFrame(r.fn); err != nil {
+		if err := g.callbackFrame(fn); err != nil {
 			k.blind = append(k.blind, th)
 			return err
 		}
 	}
-	r.th = th
 	k.running++
 	prev, G := k.cbs.fn, k.main.G
-	k.cbs.fn = r.fn
+	k.cbs.fn = fn
 	caller := G.CurrentThread
 	G.CurrentThread = th
-	th.Push(r.fn)
+	th.Push(fn)
 	err := th.PCall(0, 0, nil)
 	G.CurrentThread = caller
 	k.cbs.fn = prev
@@ -197,7 +194,6 @@ func (r *timerRunner) call() error {
 		err = g.leave(err)
 	}
 	k.running--
-	r.th = nil
 	if err == nil {
 		k.blind = append(k.blind, th)
 		return nil
@@ -341,9 +337,19 @@ func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
 		}
 	}
 	cb := opts.function("callback")
-	r := &timerRunner{k: keyedOf(L), fn: cb, blind: cannotSeeArgs(cb)}
-	r.cont = func(t *sched.Tick) error { return r.resume(t, nil, newDuration(r.k.main, t.Waited())) }
-	t, err := o.RegisterTimer(string(key), sched.TimerOptions{Interval: iv, Delay: delay, Overrun: ov, OnCancel: onCancel, Label: where(L)}, r.start)
+	var run sched.TimerFunc
+	var data any
+	if k := keyedOf(L); cannotSeeArgs(cb) {
+		// Blind: cb cannot see its argument (the call clears the registers
+		// past its parameters), so its ticks get no table and no runner,
+		// and one TimerFunc serves them all.
+		run, data = k.blindRun, cb
+	} else {
+		r := &timerRunner{k: k, fn: cb}
+		r.cont = func(t *sched.Tick) error { return r.resume(t, nil, newDuration(r.k.main, t.Waited())) }
+		run = r.start
+	}
+	t, err := o.RegisterTimer(string(key), sched.TimerOptions{Interval: iv, Delay: delay, Overrun: ov, OnCancel: onCancel, Label: where(L), Data: data}, run)
 	raiseError(L, luaCall{fn, 2, true}, err)
 	ud := L.NewUserData()
 	ud.Value = &luaTimer{t: t}

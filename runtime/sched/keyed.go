@@ -51,6 +51,9 @@ func (t *Tick) Wait(d temporal.Duration, then TimerFunc) error {
 	return nil
 }
 
+// Data returns the timer's TimerOptions.Data.
+func (t *Tick) Data() any { return t.timer.ext.data }
+
 // Waited returns how much virtual time the last Wait took: its d, or more
 // after a Jump.
 func (t *Tick) Waited() temporal.Duration { return temporal.Duration(t.waited) }
@@ -63,6 +66,10 @@ type TimerOptions struct {
 	Overrun  keyed.Overrun
 	OnCancel func() error // optional timer-owned cleanup; its error is the generation's result
 	Label    string       // where it was registered, for traces and errors
+	// Data is the caller's, returned by Tick.Data and reported by List in
+	// JobInfo.Data: a layer that runs many timers through one TimerFunc
+	// finds each one's state there, next to the tick.
+	Data any
 }
 
 // Completion is a generation's single cancel result: every Cancel of the
@@ -96,6 +103,14 @@ type slot struct {
 	gen  uint64
 	cur  *Timer // the current generation; nil once cancelled
 	busy *Timer // the generation whose handler is running, if any
+}
+
+// slotTimer is a key's slot and its first generation, allocated together
+// (RegisterTimer). A later generation is allocated alone; the first one's
+// memory stays with the slot.
+type slotTimer struct {
+	slot
+	Timer
 }
 
 // Timer is one generation of a keyed timer.
@@ -296,17 +311,23 @@ func (o *Owner) RegisterTimer(key string, opts TimerOptions, fn TimerFunc) (*Tim
 		return nil, err
 	}
 	sl := o.slots[key]
+	var t *Timer
 	if sl == nil {
-		sl = &slot{}
+		// A key's slot shares its first generation's allocation: a tick
+		// reads both, and this way the slot is not one more cache miss.
+		ts := &slotTimer{}
+		sl, t = &ts.slot, &ts.Timer
 		o.slots[key] = sl
+	} else {
+		t = &Timer{}
 	}
 	if old := sl.cur; old != nil {
 		old.Cancel()
 	}
 	sl.gen++
-	t := &Timer{s: s, owner: o, slot: sl, key: s.seq<<tagBits | tagTimer, fn: fn, onCancel: opts.OnCancel,
+	*t = Timer{s: s, owner: o, slot: sl, key: s.seq<<tagBits | tagTimer, fn: fn, onCancel: opts.OnCancel,
 		cad: keyed.NewCadence(first, int64(opts.Interval), opts.Overrun)}
-	t.ext = jobExt{group: o.group, label: opts.Label}
+	t.ext = jobExt{group: o.group, label: opts.Label, data: opts.Data}
 	t.tick = Tick{Key: key, Generation: sl.gen, timer: t}
 	sl.cur = t
 	k := s.keyedState()
