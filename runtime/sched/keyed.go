@@ -18,14 +18,16 @@ type TimerFunc func(t *Tick) error
 // it for the timer's next tick: keep the fields, not the pointer.
 type Tick struct {
 	keyed.Tick
+	live bool      // the handler is running (in fn or in a Wait)
+	then TimerFunc // Wait's continuation; nil when the handler ends
+	data any       // TimerOptions.Data
+
 	Key        string
 	Generation uint64
 
 	timer  *Timer
-	waitNs int64     // Wait's d
-	then   TimerFunc // Wait's continuation; nil when the handler ends
-	waited int64     // virtual time the last Wait took
-	live   bool      // the handler is running (in fn or in a Wait)
+	waitNs int64 // Wait's d
+	waited int64 // virtual time the last Wait took
 }
 
 // Wait keeps the handler running for d of virtual time: when the current
@@ -52,7 +54,7 @@ func (t *Tick) Wait(d temporal.Duration, then TimerFunc) error {
 }
 
 // Data returns the timer's TimerOptions.Data.
-func (t *Tick) Data() any { return t.timer.ext.data }
+func (t *Tick) Data() any { return t.data }
 
 // Waited returns how much virtual time the last Wait took: its d, or more
 // after a Jump.
@@ -115,28 +117,29 @@ type slotTimer struct {
 
 // Timer is one generation of a keyed timer.
 type Timer struct {
-	ext   jobExt // first: the queue's ref points here (group, label)
-	s     *Scheduler
-	owner *Owner
-	slot  *slot
-	key   uint64 // queue key: creation number and tagTimer
-	qid   timerq.ID
+	ext jobExt // first: the queue's ref points here (group, label)
 
+	// What a tick reads, together: a fire loads as few lines as it can.
 	queued   bool // an entry is in the queue: the next tick, or the handler's resume
 	running  bool // the handler is running
 	waiting  bool // due, waiting for an older generation's handler to end
 	parked   bool // past the owner's lease deadline
 	ended    bool // cancelled or superseded, and its handler ended
 	canceled bool
-
-	cad      keyed.Cadence
+	resumed  bool // the running handler waited at least once
+	qid      timerq.ID
+	slot     *slot
+	owner    *Owner
+	key      uint64 // queue key: creation number and tagTimer
 	fn       TimerFunc
+	cad      keyed.Cadence
+	tick     Tick
+
+	s        *Scheduler
 	onCancel func() error
 	done     *Completion
-	tick     Tick
 	waitFrom int64  // when the handler's Wait began
 	resumeAt int64  // when it resumes
-	resumed  bool   // the running handler waited at least once
 	next     *Timer // live list
 	prev     *Timer
 }
@@ -328,7 +331,7 @@ func (o *Owner) RegisterTimer(key string, opts TimerOptions, fn TimerFunc) (*Tim
 	*t = Timer{s: s, owner: o, slot: sl, key: s.seq<<tagBits | tagTimer, fn: fn, onCancel: opts.OnCancel,
 		cad: keyed.NewCadence(first, int64(opts.Interval), opts.Overrun)}
 	t.ext = jobExt{group: o.group, label: opts.Label, data: opts.Data}
-	t.tick = Tick{Key: key, Generation: sl.gen, timer: t}
+	t.tick = Tick{Key: key, Generation: sl.gen, timer: t, data: opts.Data}
 	sl.cur = t
 	k := s.keyedState()
 	t.next = k.live
