@@ -111,13 +111,31 @@ func (r *timerRunner) start(t *sched.Tick) error {
 	}
 	// A table write costs a map assignment and a boxed number: write only
 	// what changed (on time, skipped-ticks stays 0).
-	tbl.RawSetString("delivery-index", lua.LNumber(t.DeliveryIndex))
-	tbl.RawSetString("scheduled-index", lua.LNumber(t.ScheduledIndex))
+	tbl.RawSetString("delivery-index", tickIndex(t.DeliveryIndex))
+	tbl.RawSetString("scheduled-index", tickIndex(t.ScheduledIndex))
 	if t.SkippedTicks != r.skipped {
 		r.skipped = t.SkippedTicks
-		tbl.RawSetString("skipped-ticks", lua.LNumber(t.SkippedTicks))
+		tbl.RawSetString("skipped-ticks", tickIndex(t.SkippedTicks))
 	}
 	return r.resume(t, r.fn, tbl)
+}
+
+// tickIndices are the small tick indices as Lua values, boxed once: a
+// number stored in a table is an interface holding a float64, which
+// allocates, and a tick table takes two or three at every tick.
+var tickIndices = func() (b [4096]lua.LValue) {
+	for i := range b {
+		b[i] = lua.LNumber(i)
+	}
+	return b
+}()
+
+// tickIndex is n as a Lua number, without an allocation when it is small.
+func tickIndex(n int64) lua.LValue {
+	if uint64(n) < uint64(len(tickIndices)) {
+		return tickIndices[n]
+	}
+	return lua.LNumber(n)
 }
 
 // resume runs the handler's thread up to its next tick:wait or its end,
