@@ -174,13 +174,13 @@ func (r *timerRunner) resume(t *sched.Tick, fn *lua.LFunction, args ...lua.LValu
 	return t.Wait(r.waitFor, r.cont)
 }
 
-// call runs a blind handler fn (see timerRunner.blind) on a pooled
-// thread, under its own callback budget. Such a handler cannot reach
-// tick:wait, so it never suspends: the thread is made the running one and
-// fn called on it, which costs a protected call where a resume of a
-// coroutine costs about twice as much. coroutine.running() inside is the
-// thread, as in a resumed one; a raw coroutine.yield is the same error.
-// It reads nothing of the timer's runner, whose memory a fire would
+// call runs a blind handler fn (see registerTimer) on a pooled thread, as
+// any other callback is called: under its own budget, with the message
+// handler's traceback. Such a handler cannot reach tick:wait, so it never
+// suspends: the thread is made the running one and fn called on it, which
+// costs about half what a resume of a coroutine costs. coroutine.running()
+// inside is the thread, as in a resumed one; a raw coroutine.yield is the
+// same error. It reads nothing of a runner, whose memory a fire would
 // otherwise have to load.
 func (k *keyedLua) call(fn *lua.LFunction) error {
 	var th *lua.LState
@@ -190,27 +190,18 @@ func (k *keyedLua) call(fn *lua.LFunction) error {
 	} else {
 		th, _ = k.main.NewThread()
 	}
-	if g := k.cbs.gov; g != nil {
-		if th.Context() != context.Context(g) {
-			th.SetContext(g)
-		}
-		if err := g.callbackFrame(fn); err != nil {
-			k.blind = append(k.blind, th)
-			return err
-		}
+	if g := k.cbs.gov; g != nil && th.Context() != context.Context(g) {
+		th.SetContext(g)
 	}
 	k.running++
-	prev, G := k.cbs.fn, k.main.G
-	k.cbs.fn = fn
+	G := k.main.G
 	caller := G.CurrentThread
 	G.CurrentThread = th
 	th.Push(fn)
-	err := th.PCall(0, 0, nil)
+	// The budget, the message handler and the traceback of any other
+	// callback's call.
+	err := k.cbs.call(th, fn, 0)
 	G.CurrentThread = caller
-	k.cbs.fn = prev
-	if g := k.cbs.gov; g != nil {
-		err = g.leave(err)
-	}
 	k.running--
 	if err == nil {
 		k.blind = append(k.blind, th)
