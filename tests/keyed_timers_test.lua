@@ -287,6 +287,22 @@ test("tick:wait returns the virtual time it took, longer after a jump", function
   t:eq(waited[2], ms(100))
 end)
 
+test("a callback without parameters still runs in a coroutine; one with ... gets the tick", function(t)
+  local s = new()
+  local seen, main = {}, coroutine.running()
+  local n = 0
+  s:register_timer{ key = "a", interval = ms(10), callback = function()
+    local co = coroutine.running()
+    seen[#seen + 1] = co ~= nil and co ~= main and coroutine.status(co) == "running"
+    n = n + 1
+  end }
+  s:register_timer{ key = "b", interval = ms(10), callback = function(...)
+    seen[#seen + 1] = select("#", ...) == 1 and select(1, ...)["delivery-index"] == n
+  end }
+  s:advance(ms(20))
+  t:eq(seen, { true, true, true, true })
+end)
+
 test("a callback's error propagates with its position; the timer goes on", function(t)
   local s = new()
   local n = 0

@@ -14,7 +14,9 @@ import (
 // Keyed timers (seed 001) on a runtime-scheduler or an app-host scheduler.
 // A callback runs as a coroutine from a per-state pool, so that tick:wait
 // can suspend it across virtual time; a thread that ended normally is
-// reused (a new one costs about 23 us and 112 KB).
+// reused (a new one costs about 23 us and 112 KB). A callback that declares
+// no parameter cannot see its tick, so it gets none and is called on its
+// pooled thread rather than resumed (keyedLua.call).
 
 const (
 	timerHandleType = "keyed timer"
@@ -66,6 +68,7 @@ type timerRunner struct {
 	k       *keyedLua
 	s       *sched.Scheduler // where the timer runs: s:wait checks it
 	fn      *lua.LFunction
+	blind   bool        // fn declares no parameter: it gets no tick table
 	th      *lua.LState // the thread running the handler, while it runs
 	tick    *lua.LTable // the generation's tick table, refilled for each tick
 	skipped int64       // its skipped-ticks
@@ -81,6 +84,9 @@ func (r *timerRunner) start(t *sched.Tick) error {
 	k := r.k
 	r.th = k.thread()
 	k.running++
+	if r.blind {
+		return r.resume(t, r.fn)
+	}
 	// The handler never runs twice at once, so one table per generation
 	// serves every tick: refilling its keys allocates nothing.
 	tbl := r.tick
@@ -99,14 +105,32 @@ func (r *timerRunner) start(t *sched.Tick) error {
 	}
 	// A table write costs a map assignment and a boxed number: write only
 	// what changed (on time, skipped-ticks stays 0).
-	tbl.RawSetString("delivery-index", lua.LNumber(t.DeliveryIndex))
-	tbl.RawSetString("scheduled-index", lua.LNumber(t.ScheduledIndex))
+	tbl.RawSetString("delivery-index", tickIndex(t.DeliveryIndex))
+	tbl.RawSetString("scheduled-index", tickIndex(t.ScheduledIndex))
 	if t.SkippedTicks != r.skipped {
 		r.skipped = t.SkippedTicks
-		tbl.RawSetString("skipped-ticks", lua.LNumber(t.SkippedTicks))
+		tbl.RawSetString("skipped-ticks", tickIndex(t.SkippedTicks))
 	}
 	r.setFence(tbl, t.Fence, first)
 	return r.resume(t, r.fn, tbl)
+}
+
+// tickIndices are the small tick indices as Lua values, boxed once: a
+// number stored in a table is an interface holding a float64, which
+// allocates, and a tick table takes two or three at every tick.
+var tickIndices = func() (b [4096]lua.LValue) {
+	for i := range b {
+		b[i] = lua.LNumber(i)
+	}
+	return b
+}()
+
+// tickIndex is n as a Lua number, without an allocation when it is small.
+func tickIndex(n int64) lua.LValue {
+	if uint64(n) < uint64(len(tickIndices)) {
+		return tickIndices[n]
+	}
+	return lua.LNumber(n)
 }
 
 // resume runs the handler's thread up to its next tick:wait or its end,
@@ -172,6 +196,12 @@ func (r *timerRunner) end(reuse bool) {
 		th.Dead = false
 		r.k.pool = append(r.k.pool, th)
 	}
+}
+
+// cannotSeeArgs reports whether fn is a Lua function that declares no
+// parameter and no "...": whatever it is passed, it cannot read.
+func cannotSeeArgs(fn *lua.LFunction) bool {
+	return !fn.IsG && fn.Proto.NumParameters == 0 && fn.Proto.IsVarArg&lua.VarArgIsVarArg == 0
 }
 
 // threadWhere is "file:line: " of the Lua code a suspended thread stopped in.
@@ -279,7 +309,10 @@ func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
 		}
 	}
 	cb := opts.function("callback")
-	r := &timerRunner{k: keyedOf(L), s: o.Scheduler(), fn: cb}
+	// A callback that declares no parameter cannot read its tick: it gets
+	// no tick table. It is still resumed as a coroutine, since s:wait may
+	// suspend it.
+	r := &timerRunner{k: keyedOf(L), s: o.Scheduler(), fn: cb, blind: cannotSeeArgs(cb)}
 	r.cont = func(t *sched.Tick) error { return r.resume(t, nil, newDuration(r.k.main, t.Waited())) }
 	t, err := o.RegisterTimer(string(key), sched.TimerOptions{Interval: iv, Delay: delay, Overrun: ov, OnCancel: onCancel, Label: where(L), Name: opts.label()}, r.start)
 	raiseError(L, luaCall{fn, 2, true}, err)

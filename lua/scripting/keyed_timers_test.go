@@ -7,19 +7,25 @@ import (
 )
 
 // A runaway keyed callback, before or after a tick:wait, is stopped by its
-// own callback budget (each resume gets one); the timer goes on.
+// own callback budget (each resume gets one); the timer goes on. A
+// callback without parameters (called, not resumed) is no exception.
 func TestKeyedCallbackRunsUnderTheBudget(t *testing.T) {
 	for name, body := range map[string]string{
 		"before a wait": `while true do end`,
 		"after a wait":  `tick:wait(ms(5)); while true do end`,
+		"no parameters": `while true do end`,
 	} {
+		params := "tick"
+		if name == "no parameters" {
+			params = ""
+		}
 		t.Run(name, func(t *testing.T) {
 			L, h := budgetState(t, Options{Budget: testBudget})
 			err := chunk(t, L, `
 				local Temporal = require "temporal"
 				function ms(n) return Temporal.duration{ milliseconds = n } end
 				n = 0
-				require("app-host").scheduler:register_timer{ key = "k", interval = ms(10), callback = function(tick)
+				require("app-host").scheduler:register_timer{ key = "k", interval = ms(10), callback = function(`+params+`)
 					n = n + 1
 					if n == 1 then `+body+` end
 				end }

@@ -157,10 +157,14 @@ func (c *Cadence) Interval() int64 { return c.interval }
 // the nominal ticks that passed: call it when the handler is free. It
 // returns false when the next tick is not due yet.
 func (c *Cadence) Take(now int64) (Tick, bool) {
-	if now < c.Due() {
+	due := c.Due()
+	if now < due {
 		return Tick{}, false
 	}
-	last := c.latest(now)
+	last := c.next // on time, the usual case: no division
+	if due == Never || uint64(now)-uint64(due) >= uint64(c.interval) {
+		last = c.latest(now)
+	}
 	s := last
 	switch c.policy {
 	case CatchUpBounded:

@@ -14,3 +14,10 @@ func NewWithHooks(opts Options, h Hooks) (*Scheduler, error) {
 
 // OwnerAuthority returns o's authority.
 func OwnerAuthority(o *Owner) Authority { return o.auth }
+
+// Delivered returns the number of ticks t delivered.
+func Delivered(t *Timer) int64 {
+	t.s.mu.Lock()
+	defer t.s.mu.Unlock()
+	return t.cad.Delivered()
+}

@@ -199,7 +199,7 @@ func (o *Owner) resumeAll(from int64) {
 		switch t.where {
 		case inQueue:
 			t.cad.Resume(from)
-			s.q.Update(t.hid, t.cad.Due(), t.seq)
+			s.rekey(t, t.cad.Due())
 		case inFlight:
 			if !t.hasResume || from > t.resumeAt {
 				t.resumeAt, t.hasResume = from, true

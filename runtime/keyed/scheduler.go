@@ -51,7 +51,7 @@ type Scheduler struct {
 
 	wake     chan struct{} // capacity 1: something changed, look again
 	work     chan *batch
-	given    atomic.Pointer[Timer] // stack of timers the workers gave back
+	given    []givenStack // by worker: the timers it gave back
 	stop     chan struct{}
 	loopDone chan struct{}
 	wg       sync.WaitGroup
@@ -101,8 +101,9 @@ func newScheduler(opts Options, h hooks) (*Scheduler, error) {
 	s.work = make(chan *batch, 4*s.workers)
 	s.def = s.newOwner(forever{})
 	s.wg.Add(s.workers)
-	for range s.workers {
-		go s.worker()
+	s.given = make([]givenStack, s.workers)
+	for w := range s.given {
+		go s.worker(&s.given[w])
 	}
 	go s.loop()
 	return s, nil
@@ -208,7 +209,7 @@ func (s *Scheduler) loop() {
 			}
 			break
 		}
-		if idle && len(outbox) == 0 && s.idle != nil && s.given.Load() == nil {
+		if idle && len(outbox) == 0 && s.idle != nil && s.nothingGiven() {
 			s.idle()
 		}
 		var work chan<- *batch
@@ -230,11 +231,13 @@ func (s *Scheduler) loop() {
 
 // collect takes back what the workers gave back. s.mu held.
 func (s *Scheduler) collect(now int64) {
-	for t := s.given.Swap(nil); t != nil; {
-		next := t.next
-		t.next = nil
-		s.returned(t, now)
-		t = next
+	for w := range s.given {
+		for t := s.given[w].top.Swap(nil); t != nil; {
+			next := t.next
+			t.next = nil
+			s.returned(t, now)
+			t = next
+		}
 	}
 }
 
@@ -335,7 +338,7 @@ func (s *Scheduler) admit(t *Timer, now int64) {
 	// handler that ends in time costs no re-key.
 	c := t.cad
 	c.Take(now)
-	s.q.Update(t.hid, max(c.Due(), now+1), t.seq)
+	s.rekey(t, max(c.Due(), now+1))
 	sl.running = t
 	s.inflight++
 	s.out = append(s.out, t)
@@ -344,13 +347,23 @@ func (s *Scheduler) admit(t *Timer, now int64) {
 // queue keys t's entry at its next tick. Every generation keeps one entry
 // in the queue from Register to its cancel. s.mu held.
 func (s *Scheduler) queue(t *Timer) {
-	s.q.Update(t.hid, t.cad.Due(), t.seq)
+	s.rekey(t, t.cad.Due())
 	t.where = inQueue
+}
+
+// rekey keys t's entry at at. A handler that ended in time finds its entry
+// keyed at its next tick already (admit put it there): no queue call.
+// s.mu held.
+func (s *Scheduler) rekey(t *Timer, at int64) {
+	if t.at != at {
+		s.q.Update(t.hid, at, t.seq)
+		t.at = at
+	}
 }
 
 // hold keys t's entry at Never while it waits at where. s.mu held.
 func (s *Scheduler) hold(t *Timer, where place) {
-	s.q.Update(t.hid, Never, t.seq)
+	s.rekey(t, Never)
 	t.where = where
 }
 
@@ -393,7 +406,25 @@ func (s *Scheduler) finishCancel(t *Timer) {
 	s.wakeLocked()
 }
 
-func (s *Scheduler) worker() {
+// givenStack is one worker's stack of the timers it gave back, on a cache
+// line of its own: the workers do not contend for one stack at every
+// record.
+type givenStack struct {
+	top atomic.Pointer[Timer]
+	_   [56]byte
+}
+
+// nothingGiven reports whether no worker gave back a timer not collected.
+func (s *Scheduler) nothingGiven() bool {
+	for w := range s.given {
+		if s.given[w].top.Load() != nil {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Scheduler) worker(g *givenStack) {
 	defer s.wg.Done()
 	for b := range s.work {
 		for {
@@ -401,7 +432,7 @@ func (s *Scheduler) worker() {
 			if i >= int64(len(b.ts)) {
 				break
 			}
-			s.run(b.ts[i])
+			s.run(b.ts[i], g)
 		}
 	}
 }
@@ -409,10 +440,10 @@ func (s *Scheduler) worker() {
 // run is one record on a worker: a cleanup, or a tick, which starts only
 // if the generation was not cancelled and the authority still admits it
 // under the fence it was queued with.
-func (s *Scheduler) run(t *Timer) {
+func (s *Scheduler) run(t *Timer, g *givenStack) {
 	if t.job == jobCleanup {
 		t.done.finish(t.onCancel())
-		s.give(t)
+		s.give(t, g)
 		return
 	}
 	if s.beforeStart != nil {
@@ -434,15 +465,15 @@ func (s *Scheduler) run(t *Timer) {
 	if s.gate != nil {
 		s.gate.Release(t)
 	}
-	s.give(t)
+	s.give(t, g)
 }
 
 // give hands t back to the scheduler and wakes it if the stack was empty.
-func (s *Scheduler) give(t *Timer) {
+func (s *Scheduler) give(t *Timer, g *givenStack) {
 	for {
-		old := s.given.Load()
+		old := g.top.Load()
 		t.next = old
-		if s.given.CompareAndSwap(old, t) {
+		if g.top.CompareAndSwap(old, t) {
 			if old == nil {
 				select {
 				case s.wake <- struct{}{}:

@@ -51,6 +51,7 @@ type Timer struct {
 	// Under s.mu.
 	where     place
 	hid       timerq.ID // the generation's entry in s.q, until its cancel
+	at        int64     // the entry's deadline
 	idx       int       // while inParked: index in owner.parked
 	resumeAt  int64     // while inFlight: resume from here on return, if set
 	hasResume bool
@@ -194,7 +195,8 @@ func (o *Owner) register(method string, c Config) (*Timer, error) {
 	t := &Timer{s: s, owner: o, slot: sl, key: c.Key, gen: sl.gen, seq: s.seq, fn: c.Callback, onCancel: c.OnCancel,
 		cad: NewCadence(satAdd(s.clock.Now(), int64(delay)), int64(c.Interval), c.Overrun)}
 	sl.cur = t
-	t.hid = s.q.Push(t.cad.Due(), t.seq, t)
+	t.at = t.cad.Due()
+	t.hid = s.q.Push(t.at, t.seq, t)
 	t.where = inQueue
 	if t.cad.Due() < s.armed {
 		s.wakeLocked()

@@ -18,15 +18,17 @@ type TimerFunc func(t *Tick) error
 // it for the timer's next tick: keep the fields, not the pointer.
 type Tick struct {
 	keyed.Tick
+	live bool      // the handler is running (in fn or in a Wait)
+	then TimerFunc // Wait's continuation; nil when the handler ends
+	data any       // TimerOptions.Data
+
 	Key        string
 	Generation uint64
 	Fence      uint64 // the owner's Authority when the tick started
 
 	timer  *Timer
-	waitNs int64     // Wait's d
-	then   TimerFunc // Wait's continuation; nil when the handler ends
-	waited int64     // virtual time the last Wait took
-	live   bool      // the handler is running (in fn or in a Wait)
+	waitNs int64 // Wait's d
+	waited int64 // virtual time the last Wait took
 }
 
 // Wait keeps the handler running for d of virtual time: when the current
@@ -52,6 +54,9 @@ func (t *Tick) Wait(d temporal.Duration, then TimerFunc) error {
 	return nil
 }
 
+// Data returns the timer's TimerOptions.Data.
+func (t *Tick) Data() any { return t.data }
+
 // Waited returns how much virtual time the last Wait took: its d, or more
 // after a Jump.
 func (t *Tick) Waited() temporal.Duration { return temporal.Duration(t.waited) }
@@ -65,6 +70,10 @@ type TimerOptions struct {
 	OnCancel func() error // optional timer-owned cleanup; its error is the generation's result
 	Label    string       // where it was registered, for traces and errors
 	Name     string       // its user's name (a script's label option), as WithName
+	// Data is the caller's, returned by Tick.Data and reported by List in
+	// JobInfo.Data: a layer that runs many timers through one TimerFunc
+	// finds each one's state there, next to the tick.
+	Data any
 }
 
 // Completion is a generation's single cancel result: every Cancel of the
@@ -111,30 +120,39 @@ type slot struct {
 	busy *Timer // the generation whose handler is running, if any
 }
 
+// slotTimer is a key's slot and its first generation, allocated together
+// (RegisterTimer). A later generation is allocated alone; the first one's
+// memory stays with the slot.
+type slotTimer struct {
+	slot
+	Timer
+}
+
 // Timer is one generation of a keyed timer.
 type Timer struct {
-	ext   jobExt // first: the queue's ref points here (group, label)
-	s     *Scheduler
-	owner *Owner
-	slot  *slot
-	key   uint64 // queue key: creation number and tagTimer
-	qid   timerq.ID
+	ext jobExt // first: the queue's ref points here (group, label)
 
+	// What a tick reads, together: a fire loads as few lines as it can.
 	queued   bool // an entry is in the queue: the next tick, or the handler's resume
 	running  bool // the handler is running
 	waiting  bool // due, waiting for an older generation's handler to end
 	parked   bool // past the owner's lease deadline
 	ended    bool // cancelled or superseded, and its handler ended
 	canceled bool
-
-	cad      keyed.Cadence
+	resumed  bool // the running handler waited at least once
+	qid      timerq.ID
+	slot     *slot
+	owner    *Owner
+	key      uint64 // queue key: creation number and tagTimer
 	fn       TimerFunc
+	cad      keyed.Cadence
+	tick     Tick
+
+	s        *Scheduler
 	onCancel func() error
 	done     *Completion
-	tick     Tick
 	waitFrom int64  // when the handler's Wait began
 	resumeAt int64  // when it resumes
-	resumed  bool   // the running handler waited at least once
 	next     *Timer // live list
 	prev     *Timer
 }
@@ -386,18 +404,24 @@ func (o *Owner) RegisterTimer(key string, opts TimerOptions, fn TimerFunc) (*Tim
 		return nil, err
 	}
 	sl := o.slots[key]
+	var t *Timer
 	if sl == nil {
-		sl = &slot{}
+		// A key's slot shares its first generation's allocation: a tick
+		// reads both, and this way the slot is not one more cache miss.
+		ts := &slotTimer{}
+		sl, t = &ts.slot, &ts.Timer
 		o.slots[key] = sl
+	} else {
+		t = &Timer{}
 	}
 	if old := sl.cur; old != nil {
 		old.Cancel()
 	}
 	sl.gen++
-	t := &Timer{s: s, owner: o, slot: sl, key: s.seq<<tagBits | tagTimer, fn: fn, onCancel: opts.OnCancel,
+	*t = Timer{s: s, owner: o, slot: sl, key: s.seq<<tagBits | tagTimer, fn: fn, onCancel: opts.OnCancel,
 		cad: keyed.NewCadence(first, int64(opts.Interval), opts.Overrun)}
-	t.ext = jobExt{group: o.group, label: opts.Label, name: opts.Name}
-	t.tick = Tick{Key: key, Generation: sl.gen, timer: t}
+	t.ext = jobExt{group: o.group, label: opts.Label, name: opts.Name, data: opts.Data}
+	t.tick = Tick{Key: key, Generation: sl.gen, timer: t, data: opts.Data}
 	sl.cur = t
 	k := s.keyedState()
 	t.next = k.live

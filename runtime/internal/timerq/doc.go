@@ -122,7 +122,7 @@
 // Nothing observable changes: IDs, keys and Pop order are the same, Push
 // still goes to the heap and Pop takes the smaller of the two heads, Remove
 // and Get work on run entries, and Update moves an entry back into the heap
-// with its new key. A second sort merges into the run. The run is one
+// with its new key (one re-keyed to the key it has stays where it is). A second sort merges into the run. The run is one
 // array, allocated by the sort and released when the run empties, not
 // before.
 //

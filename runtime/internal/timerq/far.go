@@ -61,12 +61,17 @@ type farChunkOf[V any] struct {
 // farStart turns the ring on, if the heap's spread allows, with buckets
 // sized so that the ring spans about twice the keys now in the heap: the
 // root's key to the largest of the last leaves, a sample of the largest.
-// The ring must be empty.
-func (h *Heap[V]) farStart() {
+// A heap whose sample shares one deadline, as timers started together do,
+// is sized by the deadline when being re-keyed instead. The ring must be
+// empty.
+func (h *Heap[V]) farStart(when int64) {
 	s := h.s
 	lo, hi := s[0].when, s[0].when
 	for i := max(len(s)-farChunk, 0); i < len(s); i++ {
 		hi = max(hi, s[i].when)
+	}
+	if hi == lo {
+		hi = max(hi, when)
 	}
 	spread := uint64(hi) - uint64(lo) // hi >= lo
 	h.farOn = false
@@ -156,7 +161,10 @@ func (h *Heap[V]) farCut(p loc) slot[V] {
 // spill moves the ring's first non-empty bucket out of the ring and the
 // ring's base past it. The bucket becomes the sorted run if there is none,
 // so that its entries are taken, and re-keyed back into the ring, without a
-// sift; else its entries are pushed into the heap.
+// sift; else its entries are pushed into the heap. Its chunks are read
+// oldest first, so a bucket filled in key order, as a drain of intervals
+// re-keyed by one period fills it, comes out sorted and is not sorted
+// again.
 //
 //go:noinline
 func (h *Heap[V]) spill() {
@@ -167,12 +175,23 @@ func (h *Heap[V]) spill() {
 		h.farBase += w
 		b = (b + 1) & (farBuckets - 1)
 	}
+	// Reverse the bucket's chain, newest first, into oldest first.
+	first := int32(-1)
+	for t := r.tail[b]; t >= 0; {
+		prev := r.chunks[t].prev
+		r.chunks[t].prev = first
+		first, t = t, prev
+	}
 	toRun := h.run.live == 0
 	a := r.spare[:0]
-	for t := r.tail[b]; t >= 0; {
+	inOrder := true
+	for t := first; t >= 0; {
 		ch := &r.chunks[t]
 		for i := range ch.s[:ch.n] {
 			if toRun {
+				if n := len(a); n > 0 && inOrder {
+					inOrder = before(a[n-1].when, a[n-1].seq, ch.s[i].when, ch.s[i].seq)
+				}
 				a = append(a, ch.s[i])
 			} else {
 				h.push(ch.s[i])
@@ -180,9 +199,9 @@ func (h *Heap[V]) spill() {
 			ch.s[i] = slot[V]{}
 		}
 		h.farN -= int(ch.n)
-		prev := ch.prev
+		next := ch.prev
 		r.freeChunk(t)
-		t = prev
+		t = next
 	}
 	r.tail[b] = -1
 	h.farBase += w
@@ -190,18 +209,25 @@ func (h *Heap[V]) spill() {
 	if !toRun {
 		return
 	}
-	k := len(a)
-	if cap(r.sorted) < k {
-		r.sorted = make([]slot[V], k, cap(a))
+	var out []slot[V]
+	if inOrder {
+		// Already sorted: a becomes the run and the last run's array,
+		// emptied, the next bucket's scratch.
+		out, r.spare, r.sorted = a, r.sorted[:0], a
+	} else {
+		k := len(a)
+		if cap(r.sorted) < k {
+			r.sorted = make([]slot[V], k, cap(a))
+		}
+		out = r.sorted[:k]
+		sortSlots(a, out)
+		clear(a) // scratch: it must not keep the values alive
+		r.spare = a
 	}
-	out := r.sorted[:k]
-	sortSlots(a, out)
-	clear(a) // scratch: it must not keep the values alive
-	r.spare = a
 	for i := range out {
 		h.pos[out[i].id] = runLoc(i)
 	}
-	h.run = run[V]{s: out, live: k}
+	h.run = run[V]{s: out, live: len(out)}
 }
 
 // farEach calls fn for every entry in the ring until it returns false.
@@ -250,6 +276,6 @@ func (h *Heap[V]) farTune(when int64) bool {
 		return false
 	}
 	h.farMiss = 1
-	h.farStart()
+	h.farStart(when)
 	return h.farFits(when)
 }

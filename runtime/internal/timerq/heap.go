@@ -421,6 +421,8 @@ func (h *Heap[V]) Update(id ID, when int64, seq uint64) bool {
 		switch {
 		case before(when, seq, h.s[i].when, h.s[i].seq):
 			h.up(i, e)
+		case when == h.s[i].when && seq == h.s[i].seq:
+			// The same key: nothing to move.
 		case h.farFits(when) || len(h.s) >= farMin && h.farTune(when):
 			// Far past the heap's earliest: into the ring.
 			h.cutHeap(i)
@@ -431,12 +433,16 @@ func (h *Heap[V]) Update(id ID, when int64, seq uint64) bool {
 		}
 		return true
 	}
+	if p.isFree() {
+		return false
+	}
+	if e := h.at(p); e.when == when && e.seq == seq {
+		return true // the same key: an entry in the ring or the run stays
+	}
 	var e slot[V]
 	switch {
 	case p.inFar():
 		e = h.farCut(p)
-	case p.isFree():
-		return false
 	case p == hotLoc:
 		// Out of the hot place: a re-keyed entry is not about to be
 		// cancelled, and while one waits beside the heap every Peek

@@ -810,3 +810,42 @@ func TestFarRingRetunes(t *testing.T) {
 	}
 	hs.check()
 }
+
+// Timers started at one instant and re-keyed by one period, as keyed
+// timers registered together are: the heap's keys share one deadline, so
+// the ring is sized by the re-keyed one; each wave fills one bucket in key
+// order, which comes out as the run without a sort; and re-keying an entry
+// to the key it has, wherever it is, leaves it there.
+func TestFarRingTimersStartedTogether(t *testing.T) {
+	defer withFarMin(64)()
+	const n, period = 300, 1000
+	hs := newHarness(t, -1)
+	for i := range n {
+		hs.push(period, uint64(i))
+	}
+	for wave := range 5 {
+		for range n {
+			hs.rekeyTop(period)
+			if wave == 0 && !hs.h.farOn {
+				t.Fatal("re-keys past a heap of one deadline did not start the ring")
+			}
+		}
+		hs.check()
+		hs.peek() // spills the next bucket
+		if wave > 0 && hs.h.run.live != n {
+			t.Fatalf("wave %d: run holds %d, want the whole bucket of %d", wave, hs.h.run.live, n)
+		}
+		// Same-key re-keys of the run's and the ring's entries move nothing.
+		id, when, seq, _, _ := hs.h.Peek()
+		p := hs.h.pos[id]
+		hs.update(id, when, seq)
+		if hs.h.pos[id] != p {
+			t.Fatalf("wave %d: a same-key Update moved #%d from %d to %d", wave, id, p, hs.h.pos[id])
+		}
+		hs.check()
+	}
+	for len(hs.model) > 0 {
+		hs.pop()
+	}
+	hs.check()
+}

@@ -406,10 +406,12 @@ func TestHeapSteps(t *testing.T) {
 			{do: update("c", 60, 0), want: "true", pending: []string{"d", "e", "c"}},
 			{do: split(), want: "run 1, heap 2"},
 			{do: update("d", 4, 0), want: "true"},
+			{do: split(), want: "run 1, heap 2"}, // the same key: it stays
+			{do: update("d", 5, 0), want: "true"},
 			{do: split(), want: "run 0, heap 3"},
 			{do: push("f", 0, 0), want: "#0"},
 			{do: pop(), want: "#0 f 0/0"},
-			{do: pop(), want: "#3 d 4/0"},
+			{do: pop(), want: "#3 d 5/0"},
 			{do: pop(), want: "#4 e 50/0"},
 			{do: pop(), want: "#2 c 60/0"},
 		}},
