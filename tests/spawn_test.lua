@@ -114,6 +114,19 @@ test("in a keyed timer's callback s:wait equals tick:wait", function(t)
   t:eq(take(), { "tick 1@10", "waited 3@13" })
 end)
 
+test("s:wait suspends a keyed callback that declares no parameter too", function(t)
+  local s, at, take = new()
+  s:register_timer{ key = "k", interval = ms(10), callback = function()
+    at("tick")
+    s:wait(ms(3))
+    at("waited")
+  end }
+  s:advance(ms(12))
+  t:eq(take(), { "tick@10" })
+  s:advance(ms(1))
+  t:eq(take(), { "waited@13" })
+end)
+
 test("the app-host scheduler spawns and waits, counted in count and jobs", function(t)
   local hs = require("app-host").scheduler
   local log = {}
