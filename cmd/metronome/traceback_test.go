@@ -99,3 +99,13 @@ func TestRethrownNestedErrorNamesTheJob(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant it to end:\n%s", code, errOut, want)
 	}
 }
+
+// A keyed tick's error (its callback runs as a coroutine) ends like any
+// callback's: a traceback heading and the job, no empty line between.
+func TestKeyedCallbackErrorNamesTheJob(t *testing.T) {
+	exact(t, []string{"run", "testdata/traceback/keyed.lua"}, 1, "",
+		"testdata/traceback/keyed.lua:5: boom\n"+
+			"stack traceback:\n"+
+			"\t[job] timer #1 scheduled at testdata/traceback/keyed.lua:6\n"+
+			"(at 0.01s of virtual time)\n")
+}

@@ -199,7 +199,13 @@ func Traceback(err error) (traceback string, ok bool) {
 		return "", false
 	}
 	if name := callbackName(err); name != "" {
-		return api.StackTrace + "\n\t" + name, true
+		tb := api.StackTrace
+		if tb == "" {
+			// A callback run as a coroutine (a keyed tick, a spawn) loses
+			// its frames when the resume returns: name the job alone.
+			tb = tracebackHeading
+		}
+		return tb + "\n\t" + name, true
 	}
 	return api.StackTrace, true
 }
