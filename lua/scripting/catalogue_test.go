@@ -95,8 +95,8 @@ func catalogueSnapshot(L *lua.LState, h *hostservices.Host) string {
 	if ud, ok := L.GetGlobal("s").(*lua.LUserData); ok {
 		if ls, ok := ud.Value.(*luaScheduler); ok {
 			snapSched(&b, "s", ls.s)
-			fmt.Fprintf(&b, "s tracing=%v trace=%d\n", ls.tracing, len(ls.trace))
-			for _, f := range ls.trace {
+			fmt.Fprintf(&b, "s tracing=%v trace=%d\n", ls.trace.on, len(ls.trace.fires))
+			for _, f := range ls.trace.fires {
 				fmt.Fprintf(&b, "  fire %v #%d %v %d\n", f.At, f.ID, f.Kind, f.ScheduledIndex)
 			}
 		}

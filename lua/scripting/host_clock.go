@@ -17,10 +17,8 @@ import (
 // on, chained after the observer that was installed before (the command
 // line's --trace keeps working).
 type hostTrace struct {
-	h     *hostservices.Host
-	on    bool
-	prev  func(sched.Fire)
-	fires []sched.Fire
+	h *hostservices.Host
+	scriptTrace
 }
 
 var hostClockMethods = map[string]lua.LGFunction{
@@ -96,38 +94,10 @@ func pushGroupedJobs(L *lua.LState, jobs []sched.JobInfo) {
 // test), hs:trace() is empty until trace(true) again.
 func hostTraceMethod(L *lua.LState) int {
 	lh := checkLuaHost(L, "trace")
-	s := lh.h.Scheduler()
 	tr := lh.trace
 	if tr == nil || tr.h != lh.h {
 		tr = &hostTrace{h: lh.h}
 		lh.trace = tr
 	}
-	switch v := L.Get(2).(type) {
-	case lua.LBool:
-		on := bool(v)
-		if on && !tr.on {
-			tr.prev = s.Observer()
-			prev := tr.prev
-			s.SetObserver(func(f sched.Fire) {
-				if prev != nil {
-					prev(f)
-				}
-				tr.fires = append(tr.fires, f)
-			})
-		}
-		if !on && tr.on {
-			s.SetObserver(tr.prev)
-		}
-		tr.on = on
-		if on {
-			tr.fires = tr.fires[:0]
-		}
-		L.Push(lua.LTrue)
-		return 1
-	case *lua.LNilType:
-		pushTrace(L, tr.fires)
-		return 1
-	}
-	argError(L, 2, "trace", "boolean or nothing expected, got "+describe(L.Get(2)))
-	return 0
+	return tr.method(L, lh.h.Scheduler())
 }

@@ -16,10 +16,9 @@ const schedulerType = "runtime-scheduler"
 
 // luaScheduler is the userdata behind a runtime-scheduler instance.
 type luaScheduler struct {
-	s       *sched.Scheduler
-	jobs    jobCache
-	tracing bool
-	trace   []sched.Fire
+	s     *sched.Scheduler
+	jobs  jobCache
+	trace scriptTrace
 }
 
 func (*luaScheduler) luaTypeName() string { return schedulerType }
@@ -211,24 +210,49 @@ var schedulerMethods = map[string]lua.LGFunction{
 	"wait":            schedulerWait,
 	"trace": func(L *lua.LState) int {
 		ls := live(L, "trace")
-		switch v := L.Get(2).(type) {
-		case lua.LBool:
-			ls.tracing = bool(v)
-			if v {
-				ls.trace = ls.trace[:0]
-				ls.s.SetObserver(func(f sched.Fire) { ls.trace = append(ls.trace, f) })
-			} else {
-				ls.s.SetObserver(nil)
-			}
-			L.Push(lua.LTrue)
-			return 1
-		case *lua.LNilType:
-			pushTrace(L, ls.trace)
-			return 1
-		}
-		argError(L, 2, "trace", "boolean or nothing expected, got "+describe(L.Get(2)))
-		return 0
+		return ls.trace.method(L, ls.s)
 	},
+}
+
+// scriptTrace is a script's s:trace(true | false) and s:trace() on one
+// scheduler. It records fires beside the observer already set (the CLI's
+// --trace), not in its place, and stopping it puts that observer back.
+type scriptTrace struct {
+	on    bool
+	prev  func(sched.Fire)
+	fires []sched.Fire
+}
+
+// method runs trace with argument 2 of L on s.
+func (tr *scriptTrace) method(L *lua.LState, s *sched.Scheduler) int {
+	switch v := L.Get(2).(type) {
+	case lua.LBool:
+		on := bool(v)
+		if on && !tr.on {
+			tr.prev = s.Observer()
+			prev := tr.prev
+			s.SetObserver(func(f sched.Fire) {
+				if prev != nil {
+					prev(f)
+				}
+				tr.fires = append(tr.fires, f)
+			})
+		}
+		if !on && tr.on {
+			s.SetObserver(tr.prev)
+		}
+		tr.on = on
+		if on {
+			tr.fires = tr.fires[:0]
+		}
+		L.Push(lua.LTrue)
+		return 1
+	case *lua.LNilType:
+		pushTrace(L, tr.fires)
+		return 1
+	}
+	argError(L, 2, "trace", "boolean or nothing expected, got "+describe(L.Get(2)))
+	return 0
 }
 
 func pushTrace(L *lua.LState, fires []sched.Fire) {
