@@ -3,9 +3,10 @@ package temporal
 import (
 	"errors"
 	"math"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/metronome-rt/metronome/internal/clip"
 )
 
 // Fuzz targets for the text a script or a config file hands to temporal.
@@ -32,7 +33,7 @@ func FuzzParseDuration(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string, ns int64) {
 		d, err := ParseDuration(s)
 		if err != nil {
-			if want := "duration " + strconv.Quote(s) + ": "; !strings.HasPrefix(err.Error(), want) {
+			if want := "duration " + clip.Quote(s) + ": "; !strings.HasPrefix(err.Error(), want) {
 				t.Fatalf("ParseDuration(%q) error %q: want it to start %q", s, err, want)
 			}
 		} else if back, err := ParseDuration(d.String()); err != nil || back != d {
@@ -67,7 +68,7 @@ func FuzzParseInstant(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string, ns int64) {
 		at, err := ParseInstant(s)
 		if err != nil {
-			if want := "instant " + strconv.Quote(s); !strings.HasPrefix(err.Error(), want) {
+			if want := "instant " + clip.Quote(s); !strings.HasPrefix(err.Error(), want) {
 				t.Fatalf("ParseInstant(%q) error %q: want it to start %q", s, err, want)
 			}
 		} else if back, err := ParseInstant(at.String()); err != nil || back != at {
