@@ -26,12 +26,15 @@ const (
 // at one instant (each wake-up a batch of 20,000); phases=100 spreads
 // them over 100 instants 1 ms apart (batches of 200). One op is the whole
 // scene; ticks/s is the throughput, cpu-ns/tick the CPU time all
-// goroutines spent per tick, goroutines the scheduler's (1 + pool).
+// goroutines spent per tick (user + system, which the other processes on a
+// shared machine change less than wall time), goroutines the scheduler's
+// (1 + pool), wakeups/wave how often the scheduler goroutine woke up per
+// batch and handoffs/wave the batch sends to the workers per batch.
 func BenchmarkKeyedShared(b *testing.B) {
 	for _, phases := range []int{1, 100} {
 		b.Run(fmt.Sprintf("phases=%d", phases), func(b *testing.B) {
 			b.ReportAllocs()
-			var ticks int64
+			var ticks, wakeups, batches, handoffs int64
 			var elapsed, cpu time.Duration
 			goroutines, base := 0, runtime.NumGoroutine()
 			for b.Loop() {
@@ -76,6 +79,8 @@ func BenchmarkKeyedShared(b *testing.B) {
 				if err := s.Close(); err != nil {
 					b.Fatal(err)
 				}
+				w, n, h := keyed.Stats(s)
+				wakeups, batches, handoffs = wakeups+w, batches+n, handoffs+h
 				b.StartTimer()
 			}
 			b.ReportMetric(float64(ticks)/elapsed.Seconds(), "ticks/s")
@@ -83,6 +88,8 @@ func BenchmarkKeyedShared(b *testing.B) {
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(ticks), "cpu-ns/tick")
 			b.ReportMetric(float64(goroutines), "goroutines")
 			b.ReportMetric(float64(ticks)/float64(b.N), "ticks/op")
+			b.ReportMetric(float64(wakeups)/float64(batches), "wakeups/wave")
+			b.ReportMetric(float64(handoffs)/float64(batches), "handoffs/wave")
 		})
 	}
 }

@@ -107,8 +107,8 @@ type Cadence struct {
 	next      int64 // lowest nominal index not yet delivered or skipped
 	lastSched int64 // ScheduledIndex of the last delivery, 0 before the first
 	delivered int64
+	max       int32 // MaxCatchUpTicks: fits, and keeps a Timer's hot fields in two cache lines
 	policy    Policy
-	max       int64
 }
 
 // NewCadence starts a generation whose first nominal tick is due at first
@@ -121,7 +121,8 @@ func NewCadence(first, interval int64, o Overrun) Cadence {
 	if max <= 0 {
 		max = 1
 	}
-	return Cadence{interval: interval, anchorIdx: 1, anchorAt: first, next: 1, policy: o.Policy, max: max}
+	max = min(max, MaxCatchUpTicksLimit) // the other policies ignore it, unchecked
+	return Cadence{interval: interval, anchorIdx: 1, anchorAt: first, next: 1, policy: o.Policy, max: int32(max)}
 }
 
 // at is the deadline of nominal tick i >= anchorIdx, saturating at Never.
@@ -168,7 +169,7 @@ func (c *Cadence) Take(now int64) (Tick, bool) {
 	s := last
 	switch c.policy {
 	case CatchUpBounded:
-		if from := last - c.max + 1; from > c.next {
+		if from := last - int64(c.max) + 1; from > c.next {
 			s = from
 		} else {
 			s = c.next

@@ -21,3 +21,9 @@ func Delivered(t *Timer) int64 {
 	defer t.s.mu.Unlock()
 	return t.cad.Delivered()
 }
+
+// Stats returns the scheduler's wake-ups, batches and batch hand-offs to
+// the workers; read after Close.
+func Stats(s *Scheduler) (wakeups, batches, handoffs int64) {
+	return s.wakeups, s.batches, s.handoffs
+}

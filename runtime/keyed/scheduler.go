@@ -43,7 +43,9 @@ type Scheduler struct {
 	owners   []*Owner
 	retained []*Timer // refused by the gate; entries whose where moved on are stale
 	out      []*Timer // the next batch
-	inflight int      // timers handed to the pool and not given back
+	pending  []*batch // handed to the pool and not finished, or still held by a worker
+	spare    []*batch // finished and let go by every worker
+	inflight int      // records in the pending batches not finished
 	armed    int64    // the alarm's instant, Never when unarmed
 	seq      uint64
 	fences   uint64
@@ -59,7 +61,15 @@ type Scheduler struct {
 	closeOnce sync.Once
 	closeErr  error
 
+	stats // the loop's, read after Close
 	hooks
+}
+
+// stats count the hand-offs, for the benchmarks.
+type stats struct {
+	wakeups  int64 // times the loop woke up
+	batches  int64 // batches built
+	handoffs int64 // batch sends to the workers
 }
 
 // hooks are test seams (export_test.go); the zero value is off.
@@ -70,10 +80,59 @@ type hooks struct {
 }
 
 // batch is the records that came due at one wake-up, handed to the pool
-// as one: each worker that receives it claims records until none is left.
+// as one. It is cut into chunks: a worker that receives it claims a whole
+// chunk at a time, runs its records one by one, and then helps with the
+// chunks other workers still run, so that a slow callback holds up only
+// itself and the rest of a chunk goes on elsewhere.
 type batch struct {
-	ts   []*Timer
+	ts      []*Timer
+	size    int          // records per chunk
+	claim   atomic.Int64 // the next chunk to claim
+	left    atomic.Int64 // records not finished: the worker that ends the last wakes the scheduler
+	holders atomic.Int64 // workers it was sent to that did not let it go
+	chunks  []chunk
+	counted bool // the scheduler's: its records left s.inflight
+}
+
+// chunk is the cursor of a chunk's records, on a cache line of its own:
+// its claimer takes records without contending with the others.
+type chunk struct {
 	next atomic.Int64
+	_    [56]byte
+}
+
+// Chunks of 256 records keep a worker on its own cursor; at least 8 per
+// worker keep the workers equally busy in a small batch.
+const (
+	chunkMax       = 256
+	chunksByWorker = 8
+)
+
+// newBatch makes s.out one batch, to be sent to holders workers, and
+// gives s.out the empty records array of a spare batch. s.mu held.
+func (s *Scheduler) newBatch() (b *batch, holders int) {
+	if n := len(s.spare); n > 0 {
+		b, s.spare = s.spare[n-1], s.spare[:n-1]
+	} else {
+		b = &batch{ts: make([]*Timer, 0, len(s.out))} // s.out's next array
+	}
+	b.ts, s.out = s.out, b.ts[:0]
+	n := len(b.ts)
+	b.size = min(max(n/(chunksByWorker*s.workers), 1), chunkMax)
+	nc := (n + b.size - 1) / b.size
+	if cap(b.chunks) < nc {
+		b.chunks = make([]chunk, nc)
+	}
+	b.chunks = b.chunks[:nc]
+	for c := range b.chunks {
+		b.chunks[c].next.Store(0)
+	}
+	holders = min(s.workers, nc)
+	b.claim.Store(0)
+	b.left.Store(int64(n))
+	b.holders.Store(int64(holders))
+	b.counted = false
+	return b, holders
 }
 
 // New starts a scheduler: one goroutine plus opts.Workers. Close stops
@@ -147,12 +206,7 @@ func (s *Scheduler) Retry() {
 	s.mu.Unlock()
 }
 
-func (s *Scheduler) wakeLocked() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
+func (s *Scheduler) wakeLocked() { s.signal() }
 
 // loop is the scheduler goroutine. It does what runtime/driver.Run does,
 // one alarm reset to the next deadline and a channel for everything else,
@@ -175,12 +229,14 @@ func (s *Scheduler) loop() {
 		s.drain(now)
 		s.retry(now)
 		if len(s.out) > 0 {
-			b := &batch{ts: s.out}
-			s.out = make([]*Timer, 0, len(b.ts))
+			b, holders := s.newBatch()
+			s.pending = append(s.pending, b)
+			s.inflight += len(b.ts)
+			s.batches++
 			if s.onBatch != nil {
 				s.onBatch(len(b.ts))
 			}
-			for range min(s.workers, len(b.ts)) {
+			for range holders {
 				outbox = append(outbox, b)
 			}
 		}
@@ -204,6 +260,7 @@ func (s *Scheduler) loop() {
 			select {
 			case s.work <- outbox[0]:
 				outbox = outbox[1:]
+				s.handoffs++
 				continue
 			default:
 			}
@@ -223,13 +280,16 @@ func (s *Scheduler) loop() {
 		case <-s.wake:
 		case work <- first:
 			outbox = outbox[1:]
+			s.handoffs++
 		case <-s.stop:
 			return
 		}
+		s.wakeups++
 	}
 }
 
-// collect takes back what the workers gave back. s.mu held.
+// collect takes back the records the workers gave back and the batches
+// they finished. s.mu held.
 func (s *Scheduler) collect(now int64) {
 	for w := range s.given {
 		for t := s.given[w].top.Swap(nil); t != nil; {
@@ -239,38 +299,84 @@ func (s *Scheduler) collect(now int64) {
 			t = next
 		}
 	}
+	kept := s.pending[:0]
+	for _, b := range s.pending {
+		if !b.counted {
+			if b.left.Load() != 0 {
+				kept = append(kept, b)
+				continue
+			}
+			s.inflight -= len(b.ts)
+			b.counted = true
+		}
+		if b.holders.Load() != 0 {
+			kept = append(kept, b)
+			continue
+		}
+		clear(b.ts)
+		s.spare = append(s.spare, b)
+	}
+	clear(s.pending[len(kept):])
+	s.pending = kept
 }
 
+// returned takes t back from the pool: a cleanup that ran, a cancelled
+// tick, or a tick whose worker is done with it, which is admitted again.
+// s.mu held.
 func (s *Scheduler) returned(t *Timer, now int64) {
-	s.inflight--
-	t.where = nowhere
 	if t.job == jobCleanup {
 		t.where = gone
 		return
 	}
-	sl := t.slot
-	if sl.running == t {
-		sl.running = nil
-	}
+	t.where = nowhere
 	if t.state.Load()&stCancelled != 0 {
 		s.finishCancel(t)
-	} else {
-		if t.hasResume {
-			t.cad.Resume(t.resumeAt)
-			t.hasResume = false
+		s.unblock(t, now)
+		return
+	}
+	if t.hasResume {
+		t.cad.Resume(t.resumeAt)
+		t.hasResume = false
+	}
+	t.state.Store(0)
+	s.admit(t, now)
+}
+
+// unblock lets the key's current generation tick once the older one, t,
+// is back from the pool. s.mu held.
+func (s *Scheduler) unblock(t *Timer, now int64) {
+	sl := t.slot
+	if sl.oldRunning != t {
+		return
+	}
+	sl.oldRunning = nil
+	if c := sl.cur; c != nil && c.waitOld {
+		c.waitOld = false
+		if c.where == inBlocked {
+			c.where = nowhere
+			s.admit(c, now)
 		}
-		t.state.Store(0)
-		s.admit(t, now)
 	}
-	if c := sl.cur; c != nil && c.where == inBlocked {
-		c.where = nowhere
-		s.admit(c, now)
+}
+
+// landed reports whether the in-flight tick t is back and not given back:
+// its worker is done with it and left it to the scheduler. If not, its
+// worker gives it back. s.mu held.
+func landed(t *Timer) bool {
+	st := t.state.Load()
+	if st&stDone == 0 {
+		st = t.state.Or(stWanted) // the worker gives it back when done
+	} else if st&stWanted != 0 {
+		return false // wanted before it was done: given back
 	}
+	return st&stDone != 0
 }
 
 // drain admits every timer due by now. Each is re-keyed past now: to its
 // next tick, to its likely next tick while in flight, or to Never while it
-// waits elsewhere. s.mu held.
+// waits elsewhere. A tick back from the pool stays keyed at its likely
+// next tick and is taken back here when that comes due, so the scheduler
+// touches a timer once per tick. s.mu held.
 func (s *Scheduler) drain(now int64) {
 	d := s.q.Drain(now)
 	for {
@@ -278,8 +384,12 @@ func (s *Scheduler) drain(now int64) {
 		if !ok {
 			return
 		}
-		if t.where == inFlight { // a handler overran its likely next tick
-			s.hold(t, inFlight)
+		if t.where == inFlight {
+			if landed(t) {
+				s.returned(t, now)
+			} else { // a handler overran its likely next tick
+				s.hold(t, inFlight)
+			}
 			continue
 		}
 		t.where = nowhere
@@ -311,8 +421,7 @@ func (s *Scheduler) admit(t *Timer, now int64) {
 		s.queue(t)
 		return
 	}
-	sl := t.slot
-	if sl.running != nil {
+	if t.waitOld {
 		s.hold(t, inBlocked)
 		return
 	}
@@ -338,9 +447,14 @@ func (s *Scheduler) admit(t *Timer, now int64) {
 	// handler that ends in time costs no re-key.
 	c := t.cad
 	c.Take(now)
-	s.rekey(t, max(c.Due(), now+1))
-	sl.running = t
-	s.inflight++
+	if next := c.Due(); next > now {
+		s.rekey(t, next)
+	} else {
+		// More is due already (a catch-up): the worker gives it back
+		// rather than leave it to the queue.
+		s.rekey(t, now+1)
+		t.state.Store(stWanted)
+	}
 	s.out = append(s.out, t)
 }
 
@@ -351,15 +465,9 @@ func (s *Scheduler) queue(t *Timer) {
 	t.where = inQueue
 }
 
-// rekey keys t's entry at at. A handler that ended in time finds its entry
-// keyed at its next tick already (admit put it there): no queue call.
+// rekey keys t's entry at at; the queue does nothing for the same key.
 // s.mu held.
-func (s *Scheduler) rekey(t *Timer, at int64) {
-	if t.at != at {
-		s.q.Update(t.hid, at, t.seq)
-		t.at = at
-	}
-}
+func (s *Scheduler) rekey(t *Timer, at int64) { s.q.Update(t.hid, at, t.seq) }
 
 // hold keys t's entry at Never while it waits at where. s.mu held.
 func (s *Scheduler) hold(t *Timer, where place) {
@@ -373,7 +481,7 @@ func (s *Scheduler) cancelLocked(t *Timer) *Completion {
 		return t.done
 	}
 	t.done = &Completion{ch: make(chan struct{})}
-	t.state.Or(stCancelled)
+	st := t.state.Or(stCancelled)
 	if t.slot.cur == t {
 		t.slot.cur = nil
 	}
@@ -386,7 +494,13 @@ func (s *Scheduler) cancelLocked(t *Timer) *Completion {
 		p[len(p)-1] = nil
 		t.owner.parked = p[:len(p)-1]
 	case inFlight:
-		return t.done // returned finishes it
+		if st&stDone == 0 || st&stWanted != 0 {
+			// Not started, running, or being given back: the next
+			// generation waits, and returned finishes this one.
+			t.slot.oldRunning = t
+			return t.done
+		}
+		t.where = nowhere // back from the pool, and not given back
 	}
 	s.finishCancel(t)
 	return t.done
@@ -401,7 +515,6 @@ func (s *Scheduler) finishCancel(t *Timer) {
 		return
 	}
 	t.job, t.where = jobCleanup, inFlight
-	s.inflight++
 	s.out = append(s.out, t)
 	s.wakeLocked()
 }
@@ -428,12 +541,39 @@ func (s *Scheduler) worker(g *givenStack) {
 	defer s.wg.Done()
 	for b := range s.work {
 		for {
-			i := b.next.Add(1) - 1
-			if i >= int64(len(b.ts)) {
+			c := b.claim.Add(1) - 1
+			if c >= int64(len(b.chunks)) {
 				break
 			}
-			s.run(b.ts[i], g)
+			s.runChunk(b, int(c), g)
 		}
+		for c := range b.chunks { // help with the chunks still running
+			s.runChunk(b, c, g)
+		}
+		b.holders.Add(-1) // b may be reused from here
+	}
+}
+
+// runChunk runs the records of chunk c not claimed yet, one by one, and
+// wakes the scheduler if they were the batch's last.
+func (s *Scheduler) runChunk(b *batch, c int, g *givenStack) {
+	lo := c * b.size
+	n := int64(min(b.size, len(b.ts)-lo))
+	cur := &b.chunks[c].next
+	if cur.Load() >= n {
+		return
+	}
+	ran := int64(0)
+	for {
+		i := cur.Add(1) - 1
+		if i >= n {
+			break
+		}
+		s.run(b.ts[lo+int(i)], g)
+		ran++
+	}
+	if ran > 0 && b.left.Add(-ran) == 0 {
+		s.signal()
 	}
 }
 
@@ -449,23 +589,21 @@ func (s *Scheduler) run(t *Timer, g *givenStack) {
 	if s.beforeStart != nil {
 		s.beforeStart(t)
 	}
-	t.out = outSkipped
-	if t.state.CompareAndSwap(0, stStarted) {
+	if t.state.Or(stStarted)&stCancelled == 0 {
 		now := s.clock.Now()
 		if l, held := t.owner.auth.Lease(); held && l.Fence == t.fence && now < l.Deadline {
 			if tk, ok := t.cad.Take(now); ok {
 				t.fn(Fire{tk, t.key, t.gen, t.fence})
 				t.cad.Ended(s.clock.Now())
-				t.out = outRan
 			}
-		} else {
-			t.out = outLease
 		}
 	}
 	if s.gate != nil {
 		s.gate.Release(t)
 	}
-	s.give(t, g)
+	if t.state.Or(stDone)&(stCancelled|stWanted) != 0 {
+		s.give(t, g)
+	}
 }
 
 // give hands t back to the scheduler and wakes it if the stack was empty.
@@ -475,12 +613,17 @@ func (s *Scheduler) give(t *Timer, g *givenStack) {
 		t.next = old
 		if g.top.CompareAndSwap(old, t) {
 			if old == nil {
-				select {
-				case s.wake <- struct{}{}:
-				default:
-				}
+				s.signal()
 			}
 			return
 		}
+	}
+}
+
+// signal wakes the scheduler goroutine.
+func (s *Scheduler) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
 	}
 }

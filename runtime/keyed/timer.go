@@ -35,41 +35,46 @@ type Fire struct {
 }
 
 // Timer is one generation of a keyed timer, as Register returned it.
+//
+// The fields a tick touches come first and fill two cache lines (a Timer
+// is 192 bytes, an allocation class whose objects start on a line): the
+// line the worker writes, then the one it only reads. A tick moves two
+// lines between the scheduler and a worker rather than five or six.
 type Timer struct {
+	// The line the worker writes.
+	state atomic.Uint32 // stCancelled | stStarted | stDone | stWanted: the start/cancel/return races
+	hid   timerq.ID     // under s.mu: the generation's entry in s.q, until its cancel
+	cad   Cadence       // the scheduler's under s.mu, or the worker's while in flight
+
+	// The line the worker reads.
+	where     place  // under s.mu
+	job       job    // set before the hand-off, read by the worker
+	waitOld   bool   // under s.mu: an older generation's tick of the key is in flight
+	hasResume bool   // under s.mu: while in flight, resume from resumeAt on return
+	seq       uint64 // registration order: ties between equal deadlines
+	owner     *Owner
+	fence     uint64 // under s.mu: the authority's fence the tick was queued under
+	fn        func(Fire)
+	key       string
+	gen       uint64
+
+	// Cold: registration, cancel and the rare paths.
 	s        *Scheduler
-	owner    *Owner
 	slot     *slot
-	key      string
-	gen      uint64
-	seq      uint64 // registration order: ties between equal deadlines
-	fn       func(Fire)
 	onCancel func() error
-
-	// The scheduler's under s.mu, or the worker's while where == inFlight.
-	cad Cadence
-
-	// Under s.mu.
-	where     place
-	hid       timerq.ID // the generation's entry in s.q, until its cancel
-	at        int64     // the entry's deadline
-	idx       int       // while inParked: index in owner.parked
-	resumeAt  int64     // while inFlight: resume from here on return, if set
-	hasResume bool
-	fence     uint64
-	job       job
-	done      *Completion // set by the first Cancel
-
-	state atomic.Uint32 // stCancelled | stStarted: the start/cancel race
-	out   outcome       // the worker's, read by the scheduler after give
-	next  *Timer        // link in the scheduler's returned stack
+	resumeAt int64       // under s.mu
+	idx      int         // under s.mu, while inParked: index in owner.parked
+	done     *Completion // under s.mu: set by the first Cancel
+	next     *Timer      // link in a worker's given stack
 }
 
-// slot is a key within an owner: its current generation and the one whose
-// callback is running, if any, so that no two run at once.
+// slot is a key within an owner: its current generation, and the older
+// one whose tick is in flight, if any, so that no two callbacks of the key
+// run at once.
 type slot struct {
-	cur     *Timer
-	running *Timer
-	gen     uint64
+	cur        *Timer
+	oldRunning *Timer
+	gen        uint64
 }
 
 type place uint8
@@ -77,7 +82,7 @@ type place uint8
 const (
 	nowhere    place = iota // being admitted
 	inQueue                 // keyed at its next tick (Never past the end of time)
-	inFlight                // handed to the pool
+	inFlight                // handed to the pool, or back from it and not yet looked at (stDone)
 	inParked                // due while the owner's authority lapsed
 	inRetained              // refused by the gate, retried at each wake-up
 	inBlocked               // due while its key's callback (an older generation's) runs
@@ -91,17 +96,17 @@ const (
 	jobCleanup
 )
 
-type outcome uint8
-
-const (
-	outSkipped outcome = iota // cancelled before it started
-	outRan
-	outLease // the authority refused at start
-)
-
+// A worker marks a tick stStarted before its callback and stDone after;
+// Cancel marks stCancelled, and the scheduler stWanted when it needs the
+// tick back before its next deadline. Whoever sets the second bit of a
+// pair sees the first: a done tick marked cancelled or wanted is the
+// scheduler's to finish at once, a cancelled or wanted tick marked done is
+// given back by its worker.
 const (
 	stCancelled = 1 << iota
 	stStarted
+	stDone
+	stWanted
 )
 
 // Key returns the timer's key.
@@ -193,10 +198,9 @@ func (o *Owner) register(method string, c Config) (*Timer, error) {
 	sl.gen++
 	s.seq++
 	t := &Timer{s: s, owner: o, slot: sl, key: c.Key, gen: sl.gen, seq: s.seq, fn: c.Callback, onCancel: c.OnCancel,
-		cad: NewCadence(satAdd(s.clock.Now(), int64(delay)), int64(c.Interval), c.Overrun)}
+		cad: NewCadence(satAdd(s.clock.Now(), int64(delay)), int64(c.Interval), c.Overrun), waitOld: sl.oldRunning != nil}
 	sl.cur = t
-	t.at = t.cad.Due()
-	t.hid = s.q.Push(t.at, t.seq, t)
+	t.hid = s.q.Push(t.cad.Due(), t.seq, t)
 	t.where = inQueue
 	if t.cad.Due() < s.armed {
 		s.wakeLocked()
