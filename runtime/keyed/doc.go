@@ -12,8 +12,9 @@
 // A Scheduler is one goroutine, one deadline queue (timerq's heap) and a
 // pool of Options.Workers goroutines (default GOMAXPROCS), whatever the
 // number of timers: 1 + Workers goroutines for none or for 20,000. A
-// registration costs one queue entry and one Timer (192 bytes, about 290
-// with its key and queue entry); no goroutine,
+// registration costs one queue entry and one Timer (192 bytes; about 320
+// with its key, its place in the owner's map and its queue entry, more
+// with the share of an owner that holds two); no goroutine,
 // time.Timer or ticker is made per registration. A Timer keeps no tick
 // history: its size is fixed however many ticks it delivered.
 //
@@ -113,13 +114,14 @@
 // # Batches
 //
 // At each wake-up the scheduler takes every record due from the queue and
-// hands them to the pool as one batch, sent once to each worker it needs
-// (one per 8 records or more, up to Workers): a wave of 20,000 timers
-// costs one send per worker, not 20,000. The batch is cut into chunks of
-// up to 256 records; a worker claims a whole chunk, runs its records one
-// by one, and once no chunk is left to claim it starts the records the
-// other workers have not reached in theirs. A slow handler therefore
-// holds up only itself: the rest of its chunk goes on elsewhere.
+// hands them to the pool as one batch, sent once to as many workers as it
+// has chunks, up to Workers: a wave of 20,000 timers costs one send per
+// worker, not 20,000. The batch is cut into chunks, 8 per worker (fewer
+// if it is smaller, more if they would pass 256 records); a worker claims
+// a whole chunk, runs its records one by one, and once no chunk is left
+// to claim it starts the records the other workers have not reached in
+// theirs. A slow handler therefore holds up only itself: the rest of its
+// chunk goes on elsewhere.
 //
 // A tick that ended in time is not handed back: its timer already waits
 // in the queue at its likely next tick, and the scheduler takes it back
