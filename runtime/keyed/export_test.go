@@ -5,11 +5,12 @@ type Hooks struct {
 	Idle        func()
 	BeforeStart func(*Timer)
 	OnBatch     func(n int)
+	EarlyMin    int // batches that may reach this many records are published while drained; 0: the default
 }
 
 // NewWithHooks is New with test seams.
 func NewWithHooks(opts Options, h Hooks) (*Scheduler, error) {
-	return newScheduler(opts, hooks{h.Idle, h.BeforeStart, h.OnBatch})
+	return newScheduler(opts, hooks{h.Idle, h.BeforeStart, h.OnBatch, h.EarlyMin})
 }
 
 // OwnerAuthority returns o's authority.

@@ -49,7 +49,13 @@ func (o *mOwner) valid(now int64) bool { return o.o == nil || now < o.deadline }
 // a key never ran twice at once, that cancel completes exactly when the
 // generation's callback is not running, and that a free timer under a
 // valid authority has delivered its latest due tick.
-func TestModel(t *testing.T) {
+func TestModel(t *testing.T) { testModel(t, keyed.Hooks{}) }
+
+// TestModelPublishedWhileDrained is TestModel with every batch published
+// record by record while the scheduler drains it.
+func TestModelPublishedWhileDrained(t *testing.T) { testModel(t, keyed.Hooks{EarlyMin: 1}) }
+
+func testModel(t *testing.T, hooks keyed.Hooks) {
 	var steps, fires, lapsed int
 	defer func() { t.Logf("%d steps, %d callbacks, %d checks under a lapsed lease", steps, fires, lapsed) }()
 	synctest.Test(t, func(t *testing.T) {
@@ -57,7 +63,7 @@ func TestModel(t *testing.T) {
 		rapid.Check(bubbleT{t}, func(rt *rapid.T) {
 			clk := &fakeClock{}
 			const workers = 2
-			s, err := keyed.New(keyed.Options{Clock: clk, Workers: workers})
+			s, err := keyed.NewWithHooks(keyed.Options{Clock: clk, Workers: workers}, hooks)
 			if err != nil {
 				rt.Fatal(err)
 			}

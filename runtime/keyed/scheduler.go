@@ -42,7 +42,9 @@ type Scheduler struct {
 	def      *Owner
 	owners   []*Owner
 	retained []*Timer // refused by the gate; entries whose where moved on are stale
-	out      []*Timer // the next batch
+	out      []*Timer // records for the next batch: cleanups of cancels between wake-ups
+	cur      *batch   // the batch of the wake-up being drained
+	outbox   []*batch // the scheduler goroutine's: sends the pool's channel had no room for
 	pending  []*batch // handed to the pool and not finished, or still held by a worker
 	spare    []*batch // finished and let go by every worker
 	inflight int      // records in the pending batches not finished
@@ -53,7 +55,8 @@ type Scheduler struct {
 
 	wake     chan struct{} // capacity 1: something changed, look again
 	work     chan *batch
-	given    []givenStack // by worker: the timers it gave back
+	more     chan struct{} // a parked worker's wake-up: more of a batch was published
+	given    []givenStack  // by worker: the timers it gave back
 	stop     chan struct{}
 	loopDone chan struct{}
 	wg       sync.WaitGroup
@@ -77,6 +80,7 @@ type hooks struct {
 	idle        func()       // on the scheduler goroutine, before it blocks with nothing in flight
 	beforeStart func(*Timer) // on the worker, before the start checks
 	onBatch     func(n int)  // on the scheduler goroutine, for each batch built
+	earlyMin    int          // publish batches from this bound on while drained; 0: earlyMin
 }
 
 // batch is the records that came due at one wake-up, handed to the pool
@@ -84,14 +88,29 @@ type hooks struct {
 // chunk at a time, runs its records one by one, and then helps with the
 // chunks other workers still run, so that a slow callback holds up only
 // itself and the rest of a chunk goes on elsewhere.
+//
+// A large batch is published while the scheduler still drains it: ts has
+// room for every record the wake-up can give, the scheduler publishes each
+// chunk once it is full, and the first one goes to a worker at once, which
+// runs the chunks as they come and waits for the next; the batch is sealed
+// when the drain ends, and only then sent to the other workers.
 type batch struct {
-	ts      []*Timer
+	ts      []*Timer     // room for every record of the wake-up; the workers read ts[:published]
 	size    int          // records per chunk
+	pub     atomic.Int64 // records published << 1, | 1 once sealed
 	claim   atomic.Int64 // the next chunk to claim
-	left    atomic.Int64 // records not finished: the worker that ends the last wakes the scheduler
+	left    atomic.Int64 // records published and not finished, + 1 until sealed: the worker that ends the last wakes the scheduler
 	holders atomic.Int64 // workers it was sent to that did not let it go
+	waiters atomic.Int64 // workers parked until more is published
 	chunks  []chunk
-	counted bool // the scheduler's: its records left s.inflight
+
+	// The scheduler's.
+	n       int  // records written to ts
+	pubN    int  // records published
+	ready   int  // chunks whose cursor was reset for this batch
+	sent    int  // workers it was sent to
+	early   bool // publish chunks during the drain
+	counted bool // its records left s.inflight
 }
 
 // chunk is the cursor of a chunk's records, on a cache line of its own:
@@ -102,37 +121,143 @@ type chunk struct {
 }
 
 // Chunks of 256 records keep a worker on its own cursor; at least 8 per
-// worker keep the workers equally busy in a small batch.
+// worker keep the workers equally busy in a small batch. A batch that may
+// reach earlyMin records is published chunk by chunk while it is drained;
+// a smaller one would cost a worker's wake-up for little overlap. A worker
+// that is waiting for a chunk yields spinMax times before it parks.
 const (
 	chunkMax       = 256
 	chunksByWorker = 8
+	spinMax        = 64
+	earlyMin       = 4 * chunkMax
 )
 
-// newBatch makes s.out one batch, to be sent to holders workers, and
-// gives s.out the empty records array of a spare batch. s.mu held.
-func (s *Scheduler) newBatch() (b *batch, holders int) {
+// open starts the batch of this wake-up, with room for every record it
+// can give: those waiting in s.out, and one per queued entry, since every
+// generation has one entry and gives at most one record a wake-up (a
+// cleanup's entry is gone, and it waits in s.out). s.mu held.
+func (s *Scheduler) open() {
+	bound := len(s.out) + s.q.Len()
+	var b *batch
 	if n := len(s.spare); n > 0 {
 		b, s.spare = s.spare[n-1], s.spare[:n-1]
 	} else {
-		b = &batch{ts: make([]*Timer, 0, len(s.out))} // s.out's next array
+		b = &batch{}
 	}
-	b.ts, s.out = s.out, b.ts[:0]
-	n := len(b.ts)
-	b.size = min(max(n/(chunksByWorker*s.workers), 1), chunkMax)
+	if cap(b.ts) < bound {
+		b.ts = make([]*Timer, bound)
+	}
+	b.ts = b.ts[:bound]
+	b.cut(bound, s.workers)
+	b.pub.Store(0)
+	b.claim.Store(0)
+	b.left.Store(1)
+	b.holders.Store(0)
+	b.waiters.Store(0)
+	b.n, b.pubN, b.ready, b.sent, b.counted = 0, 0, 0, 0, false
+	b.early = bound >= s.earlyMin
+	s.cur = b
+	b.n = copy(b.ts, s.out)
+	clear(s.out)
+	s.out = s.out[:0]
+}
+
+// cut sizes b's chunks for n records and workers. The cursors are
+// reset as their chunks are published.
+func (b *batch) cut(n, workers int) {
+	b.size = min(max(n/(chunksByWorker*workers), 1), chunkMax)
 	nc := (n + b.size - 1) / b.size
 	if cap(b.chunks) < nc {
 		b.chunks = make([]chunk, nc)
 	}
 	b.chunks = b.chunks[:nc]
-	for c := range b.chunks {
-		b.chunks[c].next.Store(0)
+}
+
+// emit puts t in the open batch, publishing a chunk once it is full, or
+// in s.out for the next one. s.mu held.
+func (s *Scheduler) emit(t *Timer) {
+	b := s.cur
+	if b == nil || b.n == len(b.ts) {
+		s.out = append(s.out, t)
+		return
 	}
-	holders = min(s.workers, nc)
-	b.claim.Store(0)
-	b.left.Store(int64(n))
-	b.holders.Store(int64(holders))
-	b.counted = false
-	return b, holders
+	b.ts[b.n] = t
+	b.n++
+	if b.early && b.n-b.pubN >= b.size {
+		s.publish(b, false)
+	}
+}
+
+// publish makes ts[:n] visible to the workers, sealed when the batch is
+// complete, and sends the batch to its first worker. s.mu held.
+func (s *Scheduler) publish(b *batch, seal bool) {
+	for ; b.ready*b.size < b.n; b.ready++ {
+		b.chunks[b.ready].next.Store(0)
+	}
+	b.left.Add(int64(b.n - b.pubN))
+	b.pubN = b.n
+	p := int64(b.n) << 1
+	if seal {
+		p |= 1
+	}
+	b.pub.Store(p)
+	if b.sent == 0 {
+		s.send(b, 1)
+	}
+	if w := b.waiters.Load(); w > 0 {
+		for range w {
+			select {
+			case s.more <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// send hands b to k more workers, through the outbox if the pool's channel
+// is full. s.mu held.
+func (s *Scheduler) send(b *batch, k int) {
+	b.holders.Add(int64(k))
+	b.sent += k
+	for range k {
+		select {
+		case s.work <- b:
+			s.handoffs++
+		default:
+			s.outbox = append(s.outbox, b)
+		}
+	}
+}
+
+// seal ends the open batch: the rest is published, it counts as in
+// flight, and it goes to as many workers as it has chunks, up to Workers.
+// s.mu held.
+func (s *Scheduler) seal() {
+	b := s.cur
+	s.cur = nil
+	if b.n == 0 {
+		s.spare = append(s.spare, b)
+		return
+	}
+	if b.pubN == 0 { // no worker has it yet: cut it for its size, not its bound
+		b.cut(b.n, s.workers)
+	}
+	if s.onBatch != nil {
+		s.onBatch(b.n)
+	}
+	s.publish(b, true)
+	s.inflight += b.n
+	s.pending = append(s.pending, b)
+	s.batches++
+	if k := min(s.workers, (b.n+b.size-1)/b.size) - b.sent; k > 0 {
+		s.send(b, k)
+	}
+	if b.left.Add(-1) == 0 {
+		s.signal() // the workers ran it all during the drain
+	}
+	if len(s.out) > 0 {
+		s.signal()
+	}
 }
 
 // New starts a scheduler: one goroutine plus opts.Workers. Close stops
@@ -153,11 +278,15 @@ func newScheduler(opts Options, h hooks) (*Scheduler, error) {
 	if s.clock == nil {
 		s.clock = SystemClock()
 	}
+	if s.earlyMin == 0 {
+		s.earlyMin = earlyMin
+	}
 	if s.workers == 0 {
 		s.workers = runtime.GOMAXPROCS(0)
 	}
 	s.q = timerq.NewHeap[*Timer](opts.Capacity)
 	s.work = make(chan *batch, 4*s.workers)
+	s.more = make(chan struct{}, s.workers)
 	s.def = s.newOwner(forever{})
 	s.wg.Add(s.workers)
 	s.given = make([]givenStack, s.workers)
@@ -216,7 +345,6 @@ func (s *Scheduler) loop() {
 	alarm := s.clock.NewAlarm()
 	defer alarm.Stop()
 	alarmAt := int64(Never)
-	var outbox []*batch
 	for {
 		select { // a wake-up the last select did not take: the alarm is unarmed now
 		case <-alarm.C():
@@ -226,19 +354,11 @@ func (s *Scheduler) loop() {
 		s.mu.Lock()
 		now := s.clock.Now()
 		s.collect(now)
-		s.drain(now)
-		s.retry(now)
-		if len(s.out) > 0 {
-			b, holders := s.newBatch()
-			s.pending = append(s.pending, b)
-			s.inflight += len(b.ts)
-			s.batches++
-			if s.onBatch != nil {
-				s.onBatch(len(b.ts))
-			}
-			for range holders {
-				outbox = append(outbox, b)
-			}
+		if len(s.out) > 0 || len(s.retained) > 0 || s.due(now) {
+			s.open()
+			s.drain(now)
+			s.retry(now)
+			s.seal()
 		}
 		next := int64(Never)
 		if _, w, _, _, ok := s.q.Peek(); ok {
@@ -256,30 +376,30 @@ func (s *Scheduler) loop() {
 			}
 			alarmAt = next
 		}
-		for len(outbox) > 0 {
+		for len(s.outbox) > 0 {
 			select {
-			case s.work <- outbox[0]:
-				outbox = outbox[1:]
+			case s.work <- s.outbox[0]:
+				s.outbox = s.outbox[1:]
 				s.handoffs++
 				continue
 			default:
 			}
 			break
 		}
-		if idle && len(outbox) == 0 && s.idle != nil && s.nothingGiven() {
+		if idle && len(s.outbox) == 0 && s.idle != nil && s.nothingGiven() {
 			s.idle()
 		}
 		var work chan<- *batch
 		var first *batch
-		if len(outbox) > 0 {
-			work, first = s.work, outbox[0]
+		if len(s.outbox) > 0 {
+			work, first = s.work, s.outbox[0]
 		}
 		select {
 		case <-alarm.C():
 			alarmAt = Never
 		case <-s.wake:
 		case work <- first:
-			outbox = outbox[1:]
+			s.outbox = s.outbox[1:]
 			s.handoffs++
 		case <-s.stop:
 			return
@@ -306,14 +426,14 @@ func (s *Scheduler) collect(now int64) {
 				kept = append(kept, b)
 				continue
 			}
-			s.inflight -= len(b.ts)
+			s.inflight -= b.n
 			b.counted = true
 		}
 		if b.holders.Load() != 0 {
 			kept = append(kept, b)
 			continue
 		}
-		clear(b.ts)
+		clear(b.ts[:b.n])
 		s.spare = append(s.spare, b)
 	}
 	clear(s.pending[len(kept):])
@@ -397,6 +517,12 @@ func (s *Scheduler) drain(now int64) {
 	}
 }
 
+// due reports whether a queued entry is due by now. s.mu held.
+func (s *Scheduler) due(now int64) bool {
+	_, w, _, _, ok := s.q.Peek()
+	return ok && w <= now
+}
+
 // retry offers the retained ticks to the gate again, oldest first.
 func (s *Scheduler) retry(now int64) {
 	if len(s.retained) == 0 {
@@ -455,7 +581,7 @@ func (s *Scheduler) admit(t *Timer, now int64) {
 		s.rekey(t, now+1)
 		t.state.Store(stWanted)
 	}
-	s.out = append(s.out, t)
+	s.emit(t)
 }
 
 // queue keys t's entry at its next tick. Every generation keeps one entry
@@ -515,7 +641,7 @@ func (s *Scheduler) finishCancel(t *Timer) {
 		return
 	}
 	t.job, t.where = jobCleanup, inFlight
-	s.out = append(s.out, t)
+	s.emit(t)
 	s.wakeLocked()
 }
 
@@ -540,33 +666,59 @@ func (s *Scheduler) nothingGiven() bool {
 func (s *Scheduler) worker(g *givenStack) {
 	defer s.wg.Done()
 	for b := range s.work {
+		n := 0
 		for {
-			c := b.claim.Add(1) - 1
-			if c >= int64(len(b.chunks)) {
+			c := int(b.claim.Add(1) - 1)
+			lo := c * b.size
+			end, sealed := s.await(b, lo+b.size)
+			if lo >= end && sealed {
+				n = end
 				break
 			}
-			s.runChunk(b, int(c), g)
+			s.runChunk(b, c, min(b.size, end-lo), g)
 		}
-		for c := range b.chunks { // help with the chunks still running
-			s.runChunk(b, c, g)
+		for c := 0; c*b.size < n; c++ { // help with the chunks still running
+			s.runChunk(b, c, min(b.size, n-c*b.size), g)
 		}
 		b.holders.Add(-1) // b may be reused from here
 	}
 }
 
-// runChunk runs the records of chunk c not claimed yet, one by one, and
-// wakes the scheduler if they were the batch's last.
-func (s *Scheduler) runChunk(b *batch, c int, g *givenStack) {
+// await waits until b has published want records or is sealed, and
+// returns how many it published: it yields a while, as the next chunk is
+// usually a few microseconds away, then parks until the scheduler
+// publishes more.
+func (s *Scheduler) await(b *batch, want int) (published int, sealed bool) {
+	for spin := 0; ; spin++ {
+		p := b.pub.Load()
+		if p&1 != 0 || int(p>>1) >= want {
+			return int(p >> 1), p&1 != 0
+		}
+		if spin < spinMax {
+			runtime.Gosched()
+			continue
+		}
+		b.waiters.Add(1)
+		if p = b.pub.Load(); p&1 == 0 && int(p>>1) < want {
+			<-s.more // the scheduler publishes after it reads waiters, or we saw it
+		}
+		b.waiters.Add(-1)
+		spin = 0
+	}
+}
+
+// runChunk runs the records of chunk c (n of them) not claimed yet, one
+// by one, and wakes the scheduler if they were the batch's last.
+func (s *Scheduler) runChunk(b *batch, c, n int, g *givenStack) {
 	lo := c * b.size
-	n := int64(min(b.size, len(b.ts)-lo))
 	cur := &b.chunks[c].next
-	if cur.Load() >= n {
+	if cur.Load() >= int64(n) {
 		return
 	}
 	ran := int64(0)
 	for {
 		i := cur.Add(1) - 1
-		if i >= n {
+		if i >= int64(n) {
 			break
 		}
 		s.run(b.ts[lo+int(i)], g)
