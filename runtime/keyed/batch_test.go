@@ -18,7 +18,7 @@ import (
 // itself.
 func TestBatchPublishedWhileDrained(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		const n = 3000
+		const n = 5000
 		started := make(chan struct{})
 		var once sync.Once
 		sealed := make(chan int, 2)

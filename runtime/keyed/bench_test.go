@@ -29,12 +29,14 @@ const (
 // goroutines spent per tick (user + system, which the other processes on a
 // shared machine change less than wall time), goroutines the scheduler's
 // (1 + pool), wakeups/wave how often the scheduler goroutine woke up per
-// batch and handoffs/wave the batch sends to the workers per batch.
+// batch, handoffs/wave the batch sends to the workers per batch, and
+// early/tick the share of records a worker ran while the scheduler was
+// still draining their batch.
 func BenchmarkKeyedShared(b *testing.B) {
 	for _, phases := range []int{1, 100} {
 		b.Run(fmt.Sprintf("phases=%d", phases), func(b *testing.B) {
 			b.ReportAllocs()
-			var ticks, wakeups, batches, handoffs int64
+			var ticks, wakeups, batches, handoffs, early int64
 			var elapsed, cpu time.Duration
 			goroutines, base := 0, runtime.NumGoroutine()
 			for b.Loop() {
@@ -79,8 +81,8 @@ func BenchmarkKeyedShared(b *testing.B) {
 				if err := s.Close(); err != nil {
 					b.Fatal(err)
 				}
-				w, n, h := keyed.Stats(s)
-				wakeups, batches, handoffs = wakeups+w, batches+n, handoffs+h
+				w, n, h, e := keyed.Stats(s)
+				wakeups, batches, handoffs, early = wakeups+w, batches+n, handoffs+h, early+e
 				b.StartTimer()
 			}
 			b.ReportMetric(float64(ticks)/elapsed.Seconds(), "ticks/s")
@@ -90,6 +92,7 @@ func BenchmarkKeyedShared(b *testing.B) {
 			b.ReportMetric(float64(ticks)/float64(b.N), "ticks/op")
 			b.ReportMetric(float64(wakeups)/float64(batches), "wakeups/wave")
 			b.ReportMetric(float64(handoffs)/float64(batches), "handoffs/wave")
+			b.ReportMetric(float64(early)/float64(ticks), "early/tick")
 		})
 	}
 }

@@ -16,7 +16,9 @@
 // with its key, its place in the owner's map and its queue entry, more
 // with the share of an owner that holds two); no goroutine,
 // time.Timer or ticker is made per registration. A Timer keeps no tick
-// history: its size is fixed however many ticks it delivered.
+// history: its size is fixed however many ticks it delivered. Once ticks
+// run, each batch the scheduler keeps for reuse (two or three while
+// waves follow each other) holds a pointer's room per timer (see Batches).
 //
 // # Generations
 //
@@ -122,6 +124,19 @@
 // to claim it starts the records the other workers have not reached in
 // theirs. A slow handler therefore holds up only itself: the rest of its
 // chunk goes on elsewhere.
+//
+// A large batch goes to the pool while the scheduler still drains it, so
+// the callbacks of a wave run beside the drain rather than after it. Its
+// array has room for every record the wake-up can give (one per queued
+// timer, plus the cleanups waiting), and when that is 1,024 or more each
+// chunk is published once full: the first goes to one worker at once,
+// which runs chunks as they are published and waits for the next
+// (yielding, then parked until the scheduler publishes again). When the
+// drain ends the batch is sealed, its last chunk published and the batch
+// sent to the other workers. It is still one batch: one array, built at
+// one wake-up, counted and finished once, whose last record wakes the
+// scheduler once; only the moment its first records start moves earlier.
+// A smaller batch is published whole when its drain ends.
 //
 // A tick that ended in time is not handed back: its timer already waits
 // in the queue at its likely next tick, and the scheduler takes it back

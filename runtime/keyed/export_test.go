@@ -23,8 +23,9 @@ func Delivered(t *Timer) int64 {
 	return t.cad.Delivered()
 }
 
-// Stats returns the scheduler's wake-ups, batches and batch hand-offs to
-// the workers; read after Close.
-func Stats(s *Scheduler) (wakeups, batches, handoffs int64) {
-	return s.wakeups, s.batches, s.handoffs
+// Stats returns the scheduler's wake-ups, batches, batch hand-offs to the
+// workers, and the records run before their batch was sealed; read after
+// Close.
+func Stats(s *Scheduler) (wakeups, batches, handoffs, early int64) {
+	return s.wakeups, s.batches, s.handoffs, s.early.Load()
 }

@@ -70,9 +70,10 @@ type Scheduler struct {
 
 // stats count the hand-offs, for the benchmarks.
 type stats struct {
-	wakeups  int64 // times the loop woke up
-	batches  int64 // batches built
-	handoffs int64 // batch sends to the workers
+	wakeups  int64        // times the loop woke up
+	batches  int64        // batches built
+	handoffs int64        // batch sends to the workers
+	early    atomic.Int64 // the workers': records run from a batch not sealed yet
 }
 
 // hooks are test seams (export_test.go); the zero value is off.
@@ -108,6 +109,7 @@ type batch struct {
 	n       int  // records written to ts
 	pubN    int  // records published
 	ready   int  // chunks whose cursor was reset for this batch
+	woke    int  // records published when the workers were last sent or woken
 	sent    int  // workers it was sent to
 	early   bool // publish chunks during the drain
 	counted bool // its records left s.inflight
@@ -122,14 +124,15 @@ type chunk struct {
 
 // Chunks of 256 records keep a worker on its own cursor; at least 8 per
 // worker keep the workers equally busy in a small batch. A batch that may
-// reach earlyMin records is published chunk by chunk while it is drained;
-// a smaller one would cost a worker's wake-up for little overlap. A worker
-// that is waiting for a chunk yields spinMax times before it parks.
+// reach earlyMin records is published chunk by chunk while it is drained,
+// and its workers are woken once wakeMin more records wait: a worker runs
+// records faster than the drain gives them, and waiting for each chunk
+// would cost a wake-up, or a spinning core, per chunk.
 const (
 	chunkMax       = 256
 	chunksByWorker = 8
-	spinMax        = 64
-	earlyMin       = 4 * chunkMax
+	wakeMin        = 8 * chunkMax
+	earlyMin       = 2 * wakeMin
 )
 
 // open starts the batch of this wake-up, with room for every record it
@@ -154,7 +157,7 @@ func (s *Scheduler) open() {
 	b.left.Store(1)
 	b.holders.Store(0)
 	b.waiters.Store(0)
-	b.n, b.pubN, b.ready, b.sent, b.counted = 0, 0, 0, 0, false
+	b.n, b.pubN, b.ready, b.woke, b.sent, b.counted = 0, 0, 0, 0, 0, false
 	b.early = bound >= s.earlyMin
 	s.cur = b
 	b.n = copy(b.ts, s.out)
@@ -201,6 +204,10 @@ func (s *Scheduler) publish(b *batch, seal bool) {
 		p |= 1
 	}
 	b.pub.Store(p)
+	if !seal && b.pubN-b.woke < wakeMin {
+		return
+	}
+	b.woke = b.pubN
 	if b.sent == 0 {
 		s.send(b, 1)
 	}
@@ -675,7 +682,9 @@ func (s *Scheduler) worker(g *givenStack) {
 				n = end
 				break
 			}
-			s.runChunk(b, c, min(b.size, end-lo), g)
+			if ran := s.runChunk(b, c, min(b.size, end-lo), g); !sealed {
+				s.early.Add(ran)
+			}
 		}
 		for c := 0; c*b.size < n; c++ { // help with the chunks still running
 			s.runChunk(b, c, min(b.size, n-c*b.size), g)
@@ -685,35 +694,30 @@ func (s *Scheduler) worker(g *givenStack) {
 }
 
 // await waits until b has published want records or is sealed, and
-// returns how many it published: it yields a while, as the next chunk is
-// usually a few microseconds away, then parks until the scheduler
-// publishes more.
+// returns how many it published: it parks until the scheduler wakes it
+// with wakeMin more records, or seals the batch.
 func (s *Scheduler) await(b *batch, want int) (published int, sealed bool) {
-	for spin := 0; ; spin++ {
+	for {
 		p := b.pub.Load()
 		if p&1 != 0 || int(p>>1) >= want {
 			return int(p >> 1), p&1 != 0
-		}
-		if spin < spinMax {
-			runtime.Gosched()
-			continue
 		}
 		b.waiters.Add(1)
 		if p = b.pub.Load(); p&1 == 0 && int(p>>1) < want {
 			<-s.more // the scheduler publishes after it reads waiters, or we saw it
 		}
 		b.waiters.Add(-1)
-		spin = 0
 	}
 }
 
 // runChunk runs the records of chunk c (n of them) not claimed yet, one
-// by one, and wakes the scheduler if they were the batch's last.
-func (s *Scheduler) runChunk(b *batch, c, n int, g *givenStack) {
+// by one, wakes the scheduler if they were the batch's last, and returns
+// how many it ran.
+func (s *Scheduler) runChunk(b *batch, c, n int, g *givenStack) int64 {
 	lo := c * b.size
 	cur := &b.chunks[c].next
 	if cur.Load() >= int64(n) {
-		return
+		return 0
 	}
 	ran := int64(0)
 	for {
@@ -727,6 +731,7 @@ func (s *Scheduler) runChunk(b *batch, c, n int, g *givenStack) {
 	if ran > 0 && b.left.Add(-ran) == 0 {
 		s.signal()
 	}
+	return ran
 }
 
 // run is one record on a worker: a cleanup, or a tick, which starts only
