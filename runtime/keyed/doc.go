@@ -128,12 +128,13 @@
 // A large batch goes to the pool while the scheduler still drains it, so
 // the callbacks of a wave run beside the drain rather than after it. Its
 // array has room for every record the wake-up can give (one per queued
-// timer, plus the cleanups waiting), and when that is 1,024 or more each
-// chunk is published once full: the first goes to one worker at once,
-// which runs chunks as they are published and waits for the next
-// (yielding, then parked until the scheduler publishes again). When the
-// drain ends the batch is sealed, its last chunk published and the batch
-// sent to the other workers. It is still one batch: one array, built at
+// timer, plus the cleanups waiting), and when that is 4,096 or more each
+// chunk is published once full. Once 2,048 records are published the
+// batch goes to one worker, which runs chunks as they are published and
+// parks when it catches up, to be woken when 2,048 more wait: a worker
+// runs records faster than the drain gives them, and a wake-up per chunk
+// would cost more than it saves. When the drain ends the batch is sealed,
+// its last chunk published and the batch sent to the other workers. It is still one batch: one array, built at
 // one wake-up, counted and finished once, whose last record wakes the
 // scheduler once; only the moment its first records start moves earlier.
 // A smaller batch is published whole when its drain ends.

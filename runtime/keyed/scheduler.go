@@ -91,10 +91,11 @@ type hooks struct {
 // itself and the rest of a chunk goes on elsewhere.
 //
 // A large batch is published while the scheduler still drains it: ts has
-// room for every record the wake-up can give, the scheduler publishes each
-// chunk once it is full, and the first one goes to a worker at once, which
-// runs the chunks as they come and waits for the next; the batch is sealed
-// when the drain ends, and only then sent to the other workers.
+// room for every record the wake-up can give, and the scheduler publishes
+// each chunk once it is full. A worker gets the batch once wakeMin records
+// are published, runs the chunks as they come, and parks when it catches
+// up, until wakeMin more wait; the batch is sealed when the drain ends,
+// and only then sent to the other workers.
 type batch struct {
 	ts      []*Timer     // room for every record of the wake-up; the workers read ts[:published]
 	size    int          // records per chunk
