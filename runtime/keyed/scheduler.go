@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/metronome-rt/metronome/runtime/internal/timerq"
 )
@@ -41,14 +42,15 @@ type Scheduler struct {
 	q        *timerq.Heap[*Timer]
 	def      *Owner
 	owners   []*Owner
-	retained []*Timer // refused by the gate; entries whose where moved on are stale
-	out      []*Timer // records for the next batch: cleanups of cancels between wake-ups
-	cur      *batch   // the batch of the wake-up being drained
-	outbox   []*batch // the scheduler goroutine's: sends the pool's channel had no room for
-	pending  []*batch // handed to the pool and not finished, or still held by a worker
-	spare    []*batch // finished and let go by every worker
-	inflight int      // records in the pending batches not finished
-	armed    int64    // the alarm's instant, Never when unarmed
+	retained []*Timer  // refused by the gate; entries whose where moved on are stale
+	ahead    []uintptr // by queue ID: the timer drained prefetchAhead places after it last time (see drain)
+	out      []*Timer  // records for the next batch: cleanups of cancels between wake-ups
+	cur      *batch    // the batch of the wake-up being drained
+	outbox   []*batch  // the scheduler goroutine's: sends the pool's channel had no room for
+	pending  []*batch  // handed to the pool and not finished, or still held by a worker
+	spare    []*batch  // finished and let go by every worker
+	inflight int       // records in the pending batches not finished
+	armed    int64     // the alarm's instant, Never when unarmed
 	seq      uint64
 	fences   uint64
 	closed   bool
@@ -507,11 +509,13 @@ func landed(t *Timer) bool {
 // touches a timer once per tick. s.mu held.
 func (s *Scheduler) drain(now int64) {
 	d := s.q.Drain(now)
-	for {
-		_, _, _, t, ok := d.Peek()
+	var back [prefetchAhead]timerq.ID // the entries drained last, by i mod prefetchAhead
+	for i := 0; ; i++ {
+		id, _, _, t, ok := d.Peek()
 		if !ok {
 			return
 		}
+		s.prefetchAfter(id, t, &back[i%prefetchAhead], i >= prefetchAhead)
 		if t.where == inFlight {
 			if landed(t) {
 				s.returned(t, now)
@@ -529,6 +533,34 @@ func (s *Scheduler) drain(now int64) {
 func (s *Scheduler) due(now int64) bool {
 	_, w, _, _, ok := s.q.Peek()
 	return ok && w <= now
+}
+
+// Timers that come due together usually come due together again, in the
+// same order, so each drain notes which timer came prefetchAhead places
+// after each entry, and fetches that one's first two cache lines while it
+// works on the entry: the timers are otherwise read one cache miss after
+// another, which was the drain's largest cost.
+const prefetchAhead = 4
+
+// prefetchAfter prefetches the timer that came prefetchAhead places after
+// id in an earlier drain, and notes t as the one after the entry drained
+// prefetchAhead places before it, in *slot. The note is an address only:
+// a stale one, after a cancel or a change of order, costs a useless
+// prefetch. s.mu held.
+func (s *Scheduler) prefetchAfter(id timerq.ID, t *Timer, slot *timerq.ID, full bool) {
+	if int(id) < len(s.ahead) {
+		if a := s.ahead[id]; a != 0 {
+			prefetch(a)
+		}
+	}
+	if full {
+		b := int(*slot)
+		if b >= len(s.ahead) {
+			s.ahead = append(s.ahead, make([]uintptr, b+1-len(s.ahead))...)
+		}
+		s.ahead[b] = uintptr(unsafe.Pointer(t))
+	}
+	*slot = id
 }
 
 // retry offers the retained ticks to the gate again, oldest first.
