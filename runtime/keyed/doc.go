@@ -20,7 +20,7 @@
 // run, each batch the scheduler keeps for reuse (two or three while
 // waves follow each other) holds a pointer's room per timer (see Batches),
 // and the drain a word per timer: the address of the timer that came due
-// four places after it last time, whose cache lines it fetches ahead, as
+// eight places after it last time, whose cache lines it fetches ahead, as
 // timers that come due together usually do so again in the same order.
 //
 // # Generations
