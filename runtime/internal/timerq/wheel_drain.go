@@ -1,0 +1,100 @@
+package timerq
+
+// What a scheduler needs of its queue beyond Push, Remove and Update: the
+// smallest pending entry (Peek, Pop), and a pass over what is due by a
+// target that also sees entries pushed or re-keyed during the pass
+// (Drain), as the heap offers them.
+//
+// The wheel's ready run holds, in key order, every entry due by done, and
+// only those; Push and Update put an entry due by done straight into it,
+// by key. So the run's head is the wheel's smallest entry whenever the run
+// is not empty, and moving time forward (advance) never changes which
+// entry is smallest, only where it waits. Peek moves time to the earliest
+// deadline when the run is empty: the order of what the wheel hands out
+// does not depend on how far it has moved.
+
+// Peek returns the entry with the smallest key, leaving it pending. ok is
+// false, and the other results are zero, if the wheel is empty. When
+// nothing is in the ready run it moves the wheel's time to the earliest
+// deadline, bringing the entries due then into the run.
+func (w *Wheel[V]) Peek() (id ID, when int64, seq uint64, v V, ok bool) {
+	w.settle()
+	h := w.heads[w.ready]
+	if h == noEntry {
+		if h = w.prime(); h == noEntry {
+			return 0, 0, 0, v, false
+		}
+	}
+	e := w.at(h)
+	return ID(h), e.when, e.seq, e.v, true
+}
+
+// Pop removes and returns the entry with the smallest key, the one Peek
+// returns, and releases its ID. ok is false, and the other results are
+// zero, if the wheel is empty.
+func (w *Wheel[V]) Pop() (id ID, when int64, seq uint64, v V, ok bool) {
+	w.settle()
+	h := w.heads[w.ready]
+	if h == noEntry {
+		if h = w.prime(); h == noEntry {
+			return 0, 0, 0, v, false
+		}
+	}
+	e := w.at(h)
+	when, seq = e.when, e.seq
+	w.unlink(h, e)
+	return ID(h), when, seq, w.release(h, e), true
+}
+
+// prime moves time to the earliest pending deadline and returns the ready
+// run's head, or noEntry if the wheel is empty. The run must be empty.
+func (w *Wheel[V]) prime() int32 {
+	m, ok := w.Next()
+	if !ok {
+		return noEntry
+	}
+	if w.fresh || m > w.done {
+		w.advance(m)
+	}
+	return w.heads[w.ready]
+}
+
+// WheelDrain is a pass over a wheel's entries due by a deadline, smallest
+// key first, for a caller that takes each one out (Pop, Remove, or Update
+// to a later key) before it asks for the next: the wheel's counterpart of
+// [Drain].
+type WheelDrain[V any] struct {
+	w    *Wheel[V]
+	upTo int64
+}
+
+// Drain starts a pass over the entries with when <= upTo. Entries pushed
+// or re-keyed during the pass take part in it if they are due by upTo.
+// Time moves to upTo on the pass's first Peek; an upTo below the wheel's
+// time moves nothing.
+func (w *Wheel[V]) Drain(upTo int64) WheelDrain[V] { return WheelDrain[V]{w, upTo} }
+
+// Peek returns the entry with the smallest key if it is due (when <=
+// upTo), leaving it pending. ok is false, and the other results are zero,
+// if nothing pending is due.
+func (d *WheelDrain[V]) Peek() (id ID, when int64, seq uint64, v V, ok bool) {
+	w := d.w
+	w.settle()
+	if w.fresh || d.upTo > w.done {
+		// Once time is at upTo, everything due by it is in the run, and
+		// what is pushed or re-keyed due by it joins the run by key.
+		w.advance(d.upTo)
+	}
+	h := w.heads[w.ready]
+	if h == noEntry {
+		return 0, 0, 0, v, false
+	}
+	if e := w.at(h); e.when <= d.upTo {
+		return ID(h), e.when, e.seq, e.v, true
+	}
+	return 0, 0, 0, v, false
+}
+
+// settle is a placeholder: the wheel's own settle, which moves an entry
+// kept off the lists onto them, replaces it where wheel.go defines it.
+func (w *Wheel[V]) settle() {}
