@@ -140,11 +140,29 @@ func (s *Scheduler) leave() {
 
 // drain runs jobs due at or before target. In jump mode every job runs at
 // target; otherwise Now() follows each job's deadline. The queue's Drain
-// decides whether sorting what is due pays in a long drain.
+// decides whether sorting what is due pays in a long drain. The pass is the
+// heap's or the wheel's, picked inline: a wrapper would cost the heap a
+// call per fire.
 func (s *Scheduler) drain(target int64, jump bool) error {
-	due := s.q.Drain(target)
+	var due timerq.Drain[ref]
+	var wdue timerq.WheelDrain[ref]
+	wheel := s.q.w != nil
+	if wheel {
+		wdue = s.q.w.Drain(target)
+	} else {
+		due = s.q.h.Drain(target)
+	}
 	for !s.dropped {
-		id, when, key, p, ok := due.Peek()
+		var id timerq.ID
+		var when int64
+		var key uint64
+		var p ref
+		var ok bool
+		if !wheel {
+			id, when, key, p, ok = due.Peek()
+		} else {
+			id, when, key, p, ok = wdue.Peek()
+		}
 		if !ok {
 			break
 		}
@@ -180,7 +198,11 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 	if tag == tagOnce {
 		// The common case, kept short: no extension, nothing to load.
 		s.curExt = nil
-		s.q.Pop()
+		if s.q.w == nil { // no wrapper on the hot path
+			s.q.h.Pop()
+		} else {
+			s.q.w.Pop()
+		}
 		if s.observer != nil {
 			s.observe(key, nil, 0)
 		}
@@ -208,7 +230,11 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 	case tagEvery:
 		j := s.fns[id]
 		if next, ok := nextTick(when, j.interval, jump, target, s.maxAt); ok {
-			s.q.Update(id, next, key)
+			if s.q.w == nil { // no wrapper on the hot path
+				s.q.h.Update(id, next, key)
+			} else {
+				s.q.w.Update(id, next, key)
+			}
 		} else {
 			s.q.Remove(id) // the next tick is past the end of representable time
 			s.extDone = true

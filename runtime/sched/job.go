@@ -224,7 +224,13 @@ func (h Handle) stop(ev Event) bool {
 	if h.s == nil {
 		return false
 	}
-	p, ok := h.s.q.RemoveSeq(h.qid, h.key)
+	var p ref
+	var ok bool
+	if q := &h.s.q; q.w == nil { // the heap's RemoveSeq inlines here
+		p, ok = q.h.RemoveSeq(h.qid, h.key)
+	} else {
+		p, ok = q.w.RemoveSeq(h.qid, h.key)
+	}
 	if ok {
 		if h.s.observer != nil {
 			h.s.observeStop(ev, h.key, p)
