@@ -1,5 +1,7 @@
 package timerq
 
+import "math"
+
 // What a scheduler needs of its queue beyond Push, Remove and Update: the
 // smallest pending entry (Peek, Pop), and a pass over what is due by a
 // target that also sees entries pushed or re-keyed during the pass
@@ -8,20 +10,22 @@ package timerq
 // The wheel's ready run holds, in key order, every entry due by done, and
 // only those; Push and Update put an entry due by done straight into it,
 // by key. So the run's head is the wheel's smallest entry whenever the run
-// is not empty, and moving time forward (advance) never changes which
-// entry is smallest, only where it waits. Peek moves time to the earliest
-// deadline when the run is empty: the order of what the wheel hands out
-// does not depend on how far it has moved.
+// is not empty, and moving time forward never changes which entry is
+// smallest, only where it waits. When the run is empty, step moves time to
+// the end of the finest slot that holds the earliest deadline, no
+// further: a drain that re-keys intervals by their period then puts them
+// back on the levels in O(1), where moving at once to a far target would
+// make each of them an insertion by key into a long run.
 
 // Peek returns the entry with the smallest key, leaving it pending. ok is
 // false, and the other results are zero, if the wheel is empty. When
-// nothing is in the ready run it moves the wheel's time to the earliest
-// deadline, bringing the entries due then into the run.
+// nothing is in the ready run it moves the wheel's time to the end of the
+// finest slot that holds the earliest deadline.
 func (w *Wheel[V]) Peek() (id ID, when int64, seq uint64, v V, ok bool) {
 	w.settle()
 	h := w.heads[w.ready]
 	if h == noEntry {
-		if h = w.prime(); h == noEntry {
+		if h = w.step(math.MaxInt64); h == noEntry {
 			return 0, 0, 0, v, false
 		}
 	}
@@ -36,7 +40,7 @@ func (w *Wheel[V]) Pop() (id ID, when int64, seq uint64, v V, ok bool) {
 	w.settle()
 	h := w.heads[w.ready]
 	if h == noEntry {
-		if h = w.prime(); h == noEntry {
+		if h = w.step(math.MaxInt64); h == noEntry {
 			return 0, 0, 0, v, false
 		}
 	}
@@ -46,15 +50,21 @@ func (w *Wheel[V]) Pop() (id ID, when int64, seq uint64, v V, ok bool) {
 	return ID(h), when, seq, w.release(h, e), true
 }
 
-// prime moves time to the earliest pending deadline and returns the ready
-// run's head, or noEntry if the wheel is empty. The run must be empty.
-func (w *Wheel[V]) prime() int32 {
+// step moves time to the end of the finest slot holding the earliest
+// pending deadline, or to upTo if that is sooner, and returns the ready
+// run's head; noEntry, and time unmoved, if nothing is due by upTo. The
+// run must be empty.
+func (w *Wheel[V]) step(upTo int64) int32 {
 	m, ok := w.Next()
-	if !ok {
+	if !ok || m > upTo {
 		return noEntry
 	}
-	if w.fresh || m > w.done {
-		w.advance(m)
+	r := w.rel(m) // the run is empty, so m is after done and the origin
+	if end := w.origin + int64(r-r%w.unit[0]+w.unit[0]-1); end >= m {
+		upTo = min(upTo, end) // else past int64: upTo is the end
+	}
+	if w.fresh || upTo > w.done {
+		w.advance(upTo)
 	}
 	return w.heads[w.ready]
 }
@@ -70,8 +80,7 @@ type WheelDrain[V any] struct {
 
 // Drain starts a pass over the entries with when <= upTo. Entries pushed
 // or re-keyed during the pass take part in it if they are due by upTo.
-// Time moves to upTo on the pass's first Peek; an upTo below the wheel's
-// time moves nothing.
+// Time moves a finest slot at a time as the pass goes, never past upTo.
 func (w *Wheel[V]) Drain(upTo int64) WheelDrain[V] { return WheelDrain[V]{w, upTo} }
 
 // Peek returns the entry with the smallest key if it is due (when <=
@@ -80,14 +89,11 @@ func (w *Wheel[V]) Drain(upTo int64) WheelDrain[V] { return WheelDrain[V]{w, upT
 func (d *WheelDrain[V]) Peek() (id ID, when int64, seq uint64, v V, ok bool) {
 	w := d.w
 	w.settle()
-	if w.fresh || d.upTo > w.done {
-		// Once time is at upTo, everything due by it is in the run, and
-		// what is pushed or re-keyed due by it joins the run by key.
-		w.advance(d.upTo)
-	}
 	h := w.heads[w.ready]
 	if h == noEntry {
-		return 0, 0, 0, v, false
+		if h = w.step(d.upTo); h == noEntry {
+			return 0, 0, 0, v, false
+		}
 	}
 	if e := w.at(h); e.when <= d.upTo {
 		return ID(h), e.when, e.seq, e.v, true
