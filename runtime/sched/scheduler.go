@@ -81,7 +81,7 @@ func New(clock temporal.Clock) *Scheduler {
 	epoch := clock.Now()
 	s := &Scheduler{epoch: epoch, maxAt: math.MaxInt64 - max(epoch.UnixNano(), 0), loopLimit: DefaultLoopLimit, maxPending: DefaultMaxPending}
 	if newOnWheel {
-		s.q.w = newWheel(DefaultWheelGeometry())
+		s.q.w, _ = newWheel(DefaultWheelGeometry())
 	}
 	return s
 }
