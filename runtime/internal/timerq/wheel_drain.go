@@ -50,23 +50,44 @@ func (w *Wheel[V]) Pop() (id ID, when int64, seq uint64, v V, ok bool) {
 	return ID(h), when, seq, w.release(h, e), true
 }
 
-// step moves time to the end of the finest slot holding the earliest
-// pending deadline, or to upTo if that is sooner, and returns the ready
-// run's head; noEntry, and time unmoved, if nothing is due by upTo. The
-// run must be empty.
+// step moves time to upTo or, if that is later, to the end of the finest
+// level's rotation (one slot of the level above: 50 ms by default) that
+// holds the earliest pending deadline, until the ready run has an entry,
+// and returns the run's head; noEntry if nothing is due by upTo. The run
+// must be empty. A rotation at a time keeps the run short, so an interval
+// re-keyed into it during a drain is inserted after few entries, while a
+// drain of sparse intervals still moves time once for many fires.
 func (w *Wheel[V]) step(upTo int64) int32 {
-	m, ok := w.Next()
-	if !ok || m > upTo {
-		return noEntry
+	if upTo < w.origin {
+		return noEntry // the entries before the origin are in the run
 	}
-	r := w.rel(m) // the run is empty, so m is after done and the origin
-	if end := w.origin + int64(r-r%w.unit[0]+w.unit[0]-1); end >= m {
-		upTo = min(upTo, end) // else past int64: upTo is the end
+	limit := uint64(upTo) - uint64(w.origin) // upTo, relative
+	for {
+		// from is at or before the earliest pending deadline (relative).
+		var from uint64
+		if j := w.firstSlot(true); j >= 0 {
+			from = w.slotStart(j)
+		} else if w.heads[w.overflow] != noEntry {
+			from = w.overflowMin()
+		} else {
+			return noEntry
+		}
+		if !w.fresh && w.done >= w.origin {
+			from = max(from, w.rel(w.done)+1) // the run is empty: nothing is due by done
+		}
+		if from > limit {
+			return noEntry
+		}
+		span := w.span[0]
+		x := limit
+		if e := from - from%span + span; e > from {
+			x = min(x, e-1)
+		}
+		w.advance(w.origin + int64(x))
+		if h := w.heads[w.ready]; h != noEntry || x == limit {
+			return h
+		}
 	}
-	if w.fresh || upTo > w.done {
-		w.advance(upTo)
-	}
-	return w.heads[w.ready]
 }
 
 // WheelDrain is a pass over a wheel's entries due by a deadline, smallest
