@@ -140,27 +140,14 @@ func (s *Scheduler) leave() {
 
 // drain runs jobs due at or before target. In jump mode every job runs at
 // target; otherwise Now() follows each job's deadline. The queue's Drain
-// decides whether sorting what is due pays in a long drain. The pass is the
-// heap's or the wheel's, picked inline: a wrapper would cost the heap a
-// call per fire.
+// decides whether sorting what is due pays in a long drain. On the wheel
+// the heap is empty, and its pass finds nothing: the heap keeps its own
+// pass, call for call, and pays one test of the wheel's per fire.
 func (s *Scheduler) drain(target int64, jump bool) error {
-	var due timerq.Drain[ref]
-	var wdue timerq.WheelDrain[ref]
-	wheel := s.q.w != nil
-	if wheel {
-		wdue = s.q.w.Drain(target)
-	} else {
-		due = s.q.h.Drain(target)
-	}
+	due, wdue := s.q.h.Drain(target), s.q.w.Drain(target) // a nil wheel's pass is never read
 	for !s.dropped {
-		var id timerq.ID
-		var when int64
-		var key uint64
-		var p ref
-		var ok bool
-		if !wheel {
-			id, when, key, p, ok = due.Peek()
-		} else {
+		id, when, key, p, ok := due.Peek()
+		if s.q.w != nil {
 			id, when, key, p, ok = wdue.Peek()
 		}
 		if !ok {
