@@ -224,12 +224,10 @@ func (h Handle) stop(ev Event) bool {
 	if h.s == nil {
 		return false
 	}
-	var p ref
-	var ok bool
-	if q := &h.s.q; q.w == nil { // the heap's RemoveSeq inlines here
-		p, ok = q.h.RemoveSeq(h.qid, h.key)
-	} else {
-		p, ok = q.w.RemoveSeq(h.qid, h.key)
+	// The heap's RemoveSeq inlines here; it misses on the wheel (see queue).
+	p, ok := h.s.q.h.RemoveSeq(h.qid, h.key)
+	if !ok && h.s.q.w != nil {
+		p, ok = h.s.q.w.RemoveSeq(h.qid, h.key)
 	}
 	if ok {
 		if h.s.observer != nil {

@@ -11,6 +11,13 @@ import (
 // wheel when w is set (NewOnWheel). Both are exact (deadline, seq) queues
 // that hand out dense IDs, so the scheduler cannot tell them apart; each
 // method is the heap's, with one predictable branch in front.
+//
+// A wrapper costs the heap a call where its method inlined or was called
+// directly, so the hot paths (ScheduleOnce, Handle.stop, the drain, a
+// one-shot's Pop, an interval's re-key) use q.h and q.w themselves. Where
+// the heap's method reports a miss, they call it first and ask the wheel
+// only on a miss: on the wheel the heap is empty and always misses, and on
+// the heap the test of its own result is all the choice costs.
 type queue struct {
 	h timerq.Heap[ref]
 	w *timerq.Wheel[ref]
