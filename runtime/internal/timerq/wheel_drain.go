@@ -12,15 +12,15 @@ import "math"
 // by key. So the run's head is the wheel's smallest entry whenever the run
 // is not empty, and moving time forward never changes which entry is
 // smallest, only where it waits. When the run is empty, step moves time to
-// the end of the finest slot that holds the earliest deadline, no
-// further: a drain that re-keys intervals by their period then puts them
-// back on the levels in O(1), where moving at once to a far target would
-// make each of them an insertion by key into a long run.
+// the end of the finest level's rotation that holds the earliest deadline,
+// no further: a drain that re-keys intervals by their period then puts
+// them back on the levels in O(1), where moving at once to a far target
+// would make each of them an insertion by key into a long run.
 
 // Peek returns the entry with the smallest key, leaving it pending. ok is
 // false, and the other results are zero, if the wheel is empty. When
 // nothing is in the ready run it moves the wheel's time to the end of the
-// finest slot that holds the earliest deadline.
+// finest level's rotation that holds the earliest deadline (see step).
 func (w *Wheel[V]) Peek() (id ID, when int64, seq uint64, v V, ok bool) {
 	w.settle()
 	h := w.heads[w.ready]
@@ -101,7 +101,8 @@ type WheelDrain[V any] struct {
 
 // Drain starts a pass over the entries with when <= upTo. Entries pushed
 // or re-keyed during the pass take part in it if they are due by upTo.
-// Time moves a finest slot at a time as the pass goes, never past upTo.
+// Time moves a finest level's rotation at a time as the pass goes, never
+// past upTo.
 func (w *Wheel[V]) Drain(upTo int64) WheelDrain[V] { return WheelDrain[V]{w, upTo} }
 
 // Peek returns the entry with the smallest key if it is due (when <=
