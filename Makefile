@@ -63,9 +63,11 @@ fuzz:
 	done
 
 ## soak: the stress and cycle tests at full size (100,000 create-schedule-drop
-## cycles, in one state and one state each; about a minute)
+## cycles, in one state and one state each; about a minute), and the 24-hour
+## virtual run on the heap- and the wheel-backed scheduler (about 30 s)
 soak:
 	METRONOME_SOAK=1 $(GO) test -count=1 -run 'Stress|Cycles' ./hostservices ./lua/scripting
+	METRONOME_SOAK=1 $(GO) test -count=1 -run '^TestVirtualDaySameTrace$$' -v ./runtime/sched
 
 ## bench: the benchmark report, ours beside the peers, as ratios from one run
 bench:

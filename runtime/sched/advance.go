@@ -140,11 +140,18 @@ func (s *Scheduler) leave() {
 
 // drain runs jobs due at or before target. In jump mode every job runs at
 // target; otherwise Now() follows each job's deadline. The queue's Drain
-// decides whether sorting what is due pays in a long drain.
+// decides whether sorting what is due pays in a long drain. On the wheel
+// the heap is empty and its pass finds nothing; on the heap, asking for
+// the wheel only when the heap's pass ends costs it nothing per fire (see
+// queue).
 func (s *Scheduler) drain(target int64, jump bool) error {
-	due := s.q.Drain(target)
+	due := s.q.h.Drain(target)
 	for !s.dropped {
 		id, when, key, p, ok := due.Peek()
+		if !ok && s.q.w != nil {
+			wdue := s.q.w.Drain(target) // a wheel's pass keeps no state of its own
+			id, when, key, p, ok = wdue.Peek()
+		}
 		if !ok {
 			break
 		}
@@ -180,7 +187,9 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 	if tag == tagOnce {
 		// The common case, kept short: no extension, nothing to load.
 		s.curExt = nil
-		s.q.Pop()
+		if _, _, _, _, ok := s.q.h.Pop(); !ok {
+			s.q.w.Pop() // on the wheel (see queue)
+		}
 		if s.observer != nil {
 			s.observe(key, nil, 0)
 		}
@@ -208,7 +217,9 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 	case tagEvery:
 		j := s.fns[id]
 		if next, ok := nextTick(when, j.interval, jump, target, s.maxAt); ok {
-			s.q.Update(id, next, key)
+			if !s.q.h.Update(id, next, key) {
+				s.q.w.Update(id, next, key) // on the wheel (see queue)
+			}
 		} else {
 			s.q.Remove(id) // the next tick is past the end of representable time
 			s.extDone = true

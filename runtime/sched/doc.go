@@ -108,6 +108,30 @@
 // the instant being drained are bounded by the loop limit
 // (DefaultLoopLimit, 10,000 per instant per call; SetLoopLimit).
 //
+// # Queues
+//
+// New keeps pending work in a 4-ary heap: O(log n) to schedule, cancel and
+// re-arm, memory that follows what is pending. NewOnWheel keeps it in a
+// hierarchical timer wheel instead (DefaultWheelGeometry: 50 x 1 ms,
+// 10 x 50 ms, 36 x 500 ms, 4800 x 18 s, 24 hours at 1 ms; deadlines past
+// the horizon wait on an overflow level and are never dropped): O(1) to
+// schedule and cancel, whatever is pending, with memory that follows the
+// most jobs ever pending at once. The choice is made at construction and
+// changes nothing else: deadlines stay exact to the nanosecond (a slot is
+// sorted by (deadline, creation) when it comes due), so both queues fire
+// the same jobs at the same instants in the same order, and report the
+// same List, Count, NextDeadline, observer events and errors. A bad
+// geometry is an *OptionError ("NewOnWheel: g.Tick: want a duration > 0,
+// got PT0S").
+//
+// The wheel's own costs are elsewhere: a drain moves its time a
+// finest-level rotation (50 ms by default) at a time, sorting each slot's
+// due jobs, and NextDeadline, Next and RunAll read the earliest occupied
+// slot's list. Which queue is faster depends on the work;
+// BenchmarkVirtualDay runs 10,000 intervals of 1 to 60 s for a day
+// (58,105,332 fires) on both, requires the same trace, and reports ns per
+// fire for each.
+//
 // # Concurrency
 //
 // A Scheduler belongs to one goroutine, like a *lua.LState. It starts no

@@ -15,3 +15,14 @@ func (s *Scheduler) SetCreations(n uint64) { s.seq = n }
 
 // MaxCreations is the last creation number a scheduler hands out.
 const MaxCreations = maxCreations
+
+// SetNewOnWheel makes New put every scheduler on the default timer wheel
+// while on is set, and returns a func restoring the previous choice.
+func SetNewOnWheel(on bool) (restore func()) {
+	old := newOnWheel
+	newOnWheel = on
+	return func() { newOnWheel = old }
+}
+
+// OnWheel reports whether s runs on the timer wheel.
+func (s *Scheduler) OnWheel() bool { return s.q.w != nil }

@@ -224,7 +224,11 @@ func (h Handle) stop(ev Event) bool {
 	if h.s == nil {
 		return false
 	}
-	p, ok := h.s.q.RemoveSeq(h.qid, h.key)
+	// The heap's RemoveSeq inlines here; it misses on the wheel (see queue).
+	p, ok := h.s.q.h.RemoveSeq(h.qid, h.key)
+	if !ok && h.s.q.w != nil {
+		p, ok = h.s.q.w.RemoveSeq(h.qid, h.key)
+	}
 	if ok {
 		if h.s.observer != nil {
 			h.s.observeStop(ev, h.key, p)

@@ -1,10 +1,37 @@
 package sched_test
 
 import (
+	"flag"
+	"fmt"
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/metronome-rt/metronome/runtime/sched"
 )
 
-// The package promises no goroutines: fail if a test leaves one behind.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain runs the suite twice: on the heap, then with every scheduler
+// New makes on the timer wheel, which must behave the same in every test.
+// Benchmarks run once, on the heap (they name their queue where it
+// matters). The package promises no goroutines: it fails if a test leaves
+// one behind.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if b := flag.Lookup("test.bench"); code == 0 && (b == nil || b.Value.String() == "") {
+		fmt.Fprintln(os.Stderr, "sched: the suite again, every scheduler on the timer wheel")
+		restore := sched.SetNewOnWheel(true)
+		code = m.Run()
+		restore()
+		if code != 0 {
+			fmt.Fprintln(os.Stderr, "sched: FAIL on the timer wheel (the heap passed)")
+		}
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}

@@ -24,7 +24,7 @@ type Scheduler struct {
 	epoch temporal.Instant
 	now   int64 // ns after epoch
 	maxAt int64 // the last deadline whose instant fits int64 ns: now <= maxAt
-	q     timerq.Heap[ref]
+	q     queue
 	seq   uint64 // last creation number handed out
 
 	running bool   // inside a call that moves time
@@ -79,7 +79,11 @@ func New(clock temporal.Clock) *Scheduler {
 		panic("sched.New: nil clock")
 	}
 	epoch := clock.Now()
-	return &Scheduler{epoch: epoch, maxAt: math.MaxInt64 - max(epoch.UnixNano(), 0), loopLimit: DefaultLoopLimit, maxPending: DefaultMaxPending}
+	s := &Scheduler{epoch: epoch, maxAt: math.MaxInt64 - max(epoch.UnixNano(), 0), loopLimit: DefaultLoopLimit, maxPending: DefaultMaxPending}
+	if newOnWheel {
+		s.q.w, _ = newWheel(DefaultWheelGeometry())
+	}
+	return s
 }
 
 // Now returns the scheduler's current instant: the epoch plus the time
@@ -152,13 +156,13 @@ func (s *Scheduler) NextDeadline() (at temporal.Instant, ok bool) {
 func (s *Scheduler) ScheduleOnce(delay temporal.Duration, fn Func, opts ...JobOption) (Handle, error) {
 	// The usual call passes every check at once: no option, a callback, a
 	// delay in range, no loop-guard count (a zero delay inside a drain
-	// counts), creation numbers left, room under the cap. It queues without
-	// further calls.
+	// counts), creation numbers left, room under the cap, the heap (the
+	// wheel takes the spelled-out path). It queues without further calls.
 	if len(opts) == 0 && fn != nil && !s.dropped && uint64(delay) <= uint64(s.maxAt-s.now) &&
-		(delay != 0 || !s.running) && s.seq < maxCreations && s.q.Len() < s.maxPending {
+		(delay != 0 || !s.running) && s.seq < maxCreations && s.q.w == nil && s.q.h.Len() < s.maxPending {
 		s.seq++
 		key := s.seq << tagBits // tagOnce is 0
-		return Handle{s: s, key: key, qid: s.q.Push(s.now+int64(delay), key, funcRef(fn)), re: funcRef(fn)}, nil
+		return Handle{s: s, key: key, qid: s.q.h.Push(s.now+int64(delay), key, funcRef(fn)), re: funcRef(fn)}, nil
 	}
 	return s.scheduleOnce("ScheduleOnce", "delay", delay, fn, opts)
 }

@@ -182,7 +182,29 @@ func (r *run) parse(in io.Reader, file string) error {
 	return r.reader.Err()
 }
 
-// add records one benchmark line, under its full name less the -P suffix.
+// inTwoPackages lists the benchmarks that exist under one name in more
+// than one package: add keys their lines by package too, so that tables
+// tell them apart (see qualified).
+var inTwoPackages = map[string]bool{"BenchmarkVirtualDay": true}
+
+// qualified is name with its package's last element after the benchmark's
+// base, for a benchmark of inTwoPackages from a known package:
+// BenchmarkVirtualDay/wheel of .../runtime/sched is
+// BenchmarkVirtualDay[sched]/wheel. Other names are returned as they are.
+func qualified(name, pkg string) string {
+	base, rest, _ := strings.Cut(name, "/")
+	if !inTwoPackages[base] || pkg == "" {
+		return name
+	}
+	q := base + "[" + pkg[strings.LastIndex(pkg, "/")+1:] + "]"
+	if rest != "" {
+		q += "/" + rest
+	}
+	return q
+}
+
+// add records one benchmark line, under its full name less the -P suffix
+// (qualified by its package where that name is in two).
 func (r *run) add(res *benchfmt.Result) {
 	for _, k := range []string{"goos", "goarch", "cpu"} {
 		if v := res.GetConfig(k); v != "" {
@@ -190,6 +212,7 @@ func (r *run) add(res *benchfmt.Result) {
 		}
 	}
 	name, procs := fullName(res.Name)
+	name = qualified(name, res.GetConfig("pkg"))
 	if procs > 0 {
 		r.procs = procs
 	}
@@ -422,6 +445,20 @@ var tables = []table{
 		metric: "ns/op",
 		ours:   impl{"wheel", "BenchmarkInsertCancel/wheel"},
 		peers:  []impl{{"heap", "BenchmarkInsertCancel/heap"}},
+	},
+	{
+		title:  "Virtual day: the typed scheduler on the wheel vs on the heap",
+		about:  "10,000 intervals of 1 to 60 s advanced a second at a time for 24 h (58,105,332 fires), the whole day per fire, on sched.NewOnWheel and sched.New; the two fire the same trace (runtime/sched/virtualday_test.go).",
+		metric: "ns/fire",
+		ours:   impl{"sched-wheel", "BenchmarkVirtualDay[sched]/wheel"},
+		peers:  []impl{{"sched-heap", "BenchmarkVirtualDay[sched]/heap"}},
+	},
+	{
+		title:  "Virtual day: timerq wheel vs heap",
+		about:  "The same day at the queue's level, without the scheduler: the heap re-keys in place, the wheel pops and pushes (runtime/internal/timerq/wheel_bench_test.go).",
+		metric: "ns/fire",
+		ours:   impl{"wheel", "BenchmarkVirtualDay[timerq]/wheel"},
+		peers:  []impl{{"heap", "BenchmarkVirtualDay[timerq]/heap"}},
 	},
 	{
 		title:  "timerq: 4-ary heap vs container/heap",

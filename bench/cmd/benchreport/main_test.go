@@ -326,3 +326,35 @@ func TestScalingChartIntervals(t *testing.T) {
 	}
 	wantLines(t, got, "BenchmarkInsertCancel/heap/schedule-cancel/1k/g1: 22.5 ns/op", ">bar: 95% interval of the median<")
 }
+
+// BenchmarkVirtualDay exists in timerq and in sched: each package's lines
+// land in its own table, not summarised together.
+func TestVirtualDayByPackage(t *testing.T) {
+	in := `pkg: github.com/metronome-rt/metronome/runtime/internal/timerq
+BenchmarkVirtualDay/heap-2	1	9000000000 ns/op	58105332 fires	150.0 ns/fire
+BenchmarkVirtualDay/wheel-2	1	6000000000 ns/op	58105332 fires	100.0 ns/fire
+pkg: github.com/metronome-rt/metronome/runtime/sched
+BenchmarkVirtualDay/heap-2	1	12000000000 ns/op	58105332 fires	200.0 ns/fire
+BenchmarkVirtualDay/wheel-2	1	10000000000 ns/op	58105332 fires	180.0 ns/fire
+`
+	out, _ := report(t, in, false)
+	wantLines(t, out,
+		"## Virtual day: the typed scheduler on the wheel vs on the heap",
+		"| — | 180 | — | 200 | — | 1.11× |",
+		"## Virtual day: timerq wheel vs heap",
+		"| — | 100 | — | 150 | — | 1.50× |",
+	)
+	if strings.Contains(out, "Other results") {
+		t.Errorf("a virtual-day line was left unclaimed:\n%s", out)
+	}
+	for _, c := range [][3]string{
+		{"BenchmarkVirtualDay/wheel", "example.com/x/runtime/sched", "BenchmarkVirtualDay[sched]/wheel"},
+		{"BenchmarkVirtualDay", "example.com/timerq", "BenchmarkVirtualDay[timerq]"},
+		{"BenchmarkVirtualDay/heap", "", "BenchmarkVirtualDay/heap"},
+		{"BenchmarkW1/metronome-go", "example.com/bench", "BenchmarkW1/metronome-go"},
+	} {
+		if got := qualified(c[0], c[1]); got != c[2] {
+			t.Errorf("qualified(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+		}
+	}
+}

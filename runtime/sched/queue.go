@@ -1,0 +1,173 @@
+package sched
+
+import (
+	"math/bits"
+
+	"github.com/metronome-rt/metronome/runtime/internal/timerq"
+	"github.com/metronome-rt/metronome/temporal"
+)
+
+// queue is the scheduler's deadline queue: the 4-ary heap, or the timer
+// wheel when w is set (NewOnWheel). Both are exact (deadline, seq) queues
+// that hand out dense IDs, so the scheduler cannot tell them apart; each
+// method is the heap's, with one predictable branch in front.
+//
+// A wrapper costs the heap a call where its method inlined or was called
+// directly, so the hot paths (ScheduleOnce, Handle.stop, the drain, a
+// one-shot's Pop, an interval's re-key) use q.h and q.w themselves. Where
+// the heap's method reports a miss, they call it first and ask the wheel
+// only on a miss: on the wheel the heap is empty and always misses, and on
+// the heap the test of its own result is all the choice costs.
+type queue struct {
+	h timerq.Heap[ref]
+	w *timerq.Wheel[ref]
+}
+
+func (q *queue) Len() int {
+	if q.w != nil {
+		return q.w.Len()
+	}
+	return q.h.Len()
+}
+
+func (q *queue) Push(when int64, seq uint64, v ref) timerq.ID {
+	if q.w != nil {
+		return q.w.Push(when, seq, v)
+	}
+	return q.h.Push(when, seq, v)
+}
+
+func (q *queue) Peek() (id timerq.ID, when int64, seq uint64, v ref, ok bool) {
+	if q.w != nil {
+		return q.w.Peek()
+	}
+	return q.h.Peek()
+}
+
+func (q *queue) Pop() (id timerq.ID, when int64, seq uint64, v ref, ok bool) {
+	if q.w != nil {
+		return q.w.Pop()
+	}
+	return q.h.Pop()
+}
+
+func (q *queue) Get(id timerq.ID) (when int64, seq uint64, v ref, ok bool) {
+	if q.w != nil {
+		return q.w.Get(id)
+	}
+	return q.h.Get(id)
+}
+
+func (q *queue) Remove(id timerq.ID) (v ref, ok bool) {
+	if q.w != nil {
+		return q.w.Remove(id)
+	}
+	return q.h.Remove(id)
+}
+
+func (q *queue) RemoveSeq(id timerq.ID, seq uint64) (v ref, ok bool) {
+	if q.w != nil {
+		return q.w.RemoveSeq(id, seq)
+	}
+	return q.h.RemoveSeq(id, seq)
+}
+
+func (q *queue) Update(id timerq.ID, when int64, seq uint64) bool {
+	if q.w != nil {
+		return q.w.Update(id, when, seq)
+	}
+	return q.h.Update(id, when, seq)
+}
+
+func (q *queue) Each(fn func(id timerq.ID, when int64, seq uint64, v ref) bool) {
+	if q.w != nil {
+		q.w.Each(fn)
+		return
+	}
+	q.h.Each(fn)
+}
+
+func (q *queue) Clear() {
+	if q.w != nil {
+		q.w.Clear()
+		return
+	}
+	q.h.Clear()
+}
+
+// WheelGeometry is the shape of a scheduler's timer wheel (NewOnWheel):
+// the width of its finest slot and the number of slots on each level,
+// finest first. Each level's slot is as wide as the whole level below, so
+// the wheel spans Tick times the product of Slots, its horizon; deadlines
+// beyond it wait on an overflow level and come back as the wheel turns.
+type WheelGeometry struct {
+	Tick  temporal.Duration // width of a finest slot (> 0)
+	Slots []int             // slots per level, finest first: 1 to 8 levels, each 2 to 2^20
+}
+
+// DefaultWheelGeometry is 50 x 1 ms, 10 x 50 ms, 36 x 500 ms and
+// 4800 x 18 s: 24 hours at 1 ms.
+func DefaultWheelGeometry() WheelGeometry {
+	g := timerq.DefaultGeometry()
+	return WheelGeometry{Tick: temporal.Duration(g.Tick), Slots: g.Slots}
+}
+
+// NewOnWheel returns a scheduler like New whose deadline queue is a
+// hierarchical timer wheel of geometry g instead of the heap. Everything
+// the scheduler does is the same on both, to the order of every fire and
+// every report; the wheel schedules and cancels in O(1) where the heap
+// takes O(log n), and its memory follows the most jobs ever pending. A
+// bad geometry returns an *OptionError naming the field ("NewOnWheel:
+// g.Tick: want a duration > 0, got PT0S"); NewOnWheel panics if clock is
+// nil.
+func NewOnWheel(clock temporal.Clock, g WheelGeometry) (*Scheduler, error) {
+	if clock == nil {
+		panic("sched.NewOnWheel: nil clock")
+	}
+	if err := checkGeometry(g); err != nil {
+		return nil, err
+	}
+	w, err := newWheel(g)
+	if err != nil { // checkGeometry makes the same checks: not reached
+		return nil, &OptionError{Method: "NewOnWheel", Param: "g", Err: err}
+	}
+	s := New(clock)
+	s.q.w = w
+	return s, nil
+}
+
+// newOnWheel makes New put every scheduler on the default wheel: the
+// package's tests set it to run the whole suite on both queues.
+var newOnWheel bool
+
+// newWheel returns an empty wheel of geometry g starting at the epoch.
+func newWheel(g WheelGeometry) (*timerq.Wheel[ref], error) {
+	return timerq.NewWheel[ref](timerq.Geometry{Tick: int64(g.Tick), Slots: g.Slots}, 0)
+}
+
+// checkGeometry is timerq.Geometry.Validate in the scheduler's terms.
+func checkGeometry(g WheelGeometry) error {
+	bad := func(param, want string, got any) error {
+		return &OptionError{Method: "NewOnWheel", Param: param, Want: want, Got: got}
+	}
+	if g.Tick <= 0 {
+		return bad("g.Tick", "a duration > 0", g.Tick)
+	}
+	if len(g.Slots) < 1 || len(g.Slots) > 8 {
+		return bad("g.Slots", "1 to 8 levels", g.Slots)
+	}
+	span := uint64(g.Tick)
+	for _, n := range g.Slots {
+		if n < 2 || n > 1<<20 {
+			return bad("g.Slots", "2 to 2^20 slots on each level", g.Slots)
+		}
+		hi, lo := bits.Mul64(span, uint64(n))
+		if hi != 0 || lo > 1<<63-1 {
+			return bad("g.Slots", "a horizon (Tick times every level's slots) within 292 years", g.Slots)
+		}
+		span = lo
+	}
+	// timerq's bound of 2^22 slots in all is implied: five levels of
+	// 2^20 slots overflow the horizon first.
+	return nil
+}
