@@ -196,9 +196,9 @@
 // Entries with equal deadlines from different shards come out in no
 // promised order. Stop makes every later Add fail with [ErrStopped] and
 // drops what is pending. The memory-ordering argument is beside the type.
-// An entry is freed into its own shard while adds go anywhere, so each
-// shard's arena keeps its own high-water mark: a little above an even
-// share of the most ever pending.
+// An entry is freed into its own shard; an Add whose shard would grow its
+// arena goes to one with a free entry if there is one, so the arenas
+// together stay near the most ever pending (about a page a shard above).
 //
 // # Concurrency
 //

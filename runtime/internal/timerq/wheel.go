@@ -264,6 +264,12 @@ func (w *Wheel[V]) settle() {
 	}
 }
 
+// roomy reports whether a Push would allocate nothing: an ID is free, or
+// the last arena page has room.
+func (w *Wheel[V]) roomy() bool {
+	return w.free != noEntry || w.size&pageMask != 0 && w.size < maxWheel
+}
+
 func (w *Wheel[V]) grow() int32 {
 	if w.size >= maxWheel {
 		panic("timerq.Wheel.Push: the wheel holds 2^30-1 entries")
