@@ -396,25 +396,28 @@ func (w *Wheel[V]) Get(id ID) (when int64, seq uint64, v V, ok bool) {
 // Remove takes entry id out at once, O(1), and returns its value; false
 // if id is not pending.
 func (w *Wheel[V]) Remove(id ID) (v V, ok bool) {
+	if int32(id) == w.hot && id >= 0 { // live, on no list: the timer just set
+		w.hot = noEntry
+		return w.release(int32(id), w.at(int32(id))), true
+	}
 	if !w.valid(id) {
 		return v, false
 	}
-	return w.remove(int32(id), w.at(int32(id))), true
-}
-
-// remove unlinks entry id, unless it is the hot one, and frees it.
-func (w *Wheel[V]) remove(id int32, e *wentry[V]) V {
-	if id == w.hot {
-		w.hot = noEntry
-	} else {
-		w.unlink(id, e)
-	}
-	return w.release(id, e)
+	e := w.at(int32(id))
+	w.unlink(int32(id), e)
+	return w.release(int32(id), e), true
 }
 
 // RemoveSeq is Remove if entry id has the given seq, and false otherwise:
 // a stale ID whose number was handed out again removes nothing.
 func (w *Wheel[V]) RemoveSeq(id ID, seq uint64) (v V, ok bool) {
+	if int32(id) == w.hot && id >= 0 {
+		if e := w.at(int32(id)); e.seq == seq {
+			w.hot = noEntry
+			return w.release(int32(id), e), true
+		}
+		return v, false
+	}
 	if !w.valid(id) {
 		return v, false
 	}
@@ -422,7 +425,8 @@ func (w *Wheel[V]) RemoveSeq(id ID, seq uint64) (v V, ok bool) {
 	if e.seq != seq {
 		return v, false
 	}
-	return w.remove(int32(id), e), true
+	w.unlink(int32(id), e)
+	return w.release(int32(id), e), true
 }
 
 // Update re-keys entry id to (when, seq), keeping its ID and value.
