@@ -235,9 +235,6 @@ func (w *Wheel[V]) rel(when int64) uint64 { return uint64(when) - uint64(w.origi
 // or moves time (settle): one removed before that, as a timer cancelled
 // right after it was set, never touches a list.
 func (w *Wheel[V]) Push(when int64, seq uint64, v V) ID {
-	if w.hot != noEntry {
-		w.settle()
-	}
 	id := w.free
 	if id == noEntry {
 		id = w.grow()
@@ -247,6 +244,11 @@ func (w *Wheel[V]) Push(when int64, seq uint64, v V) ID {
 	e.when, e.seq, e.v = when, seq, v
 	e.prev = hotEntry
 	w.n++
+	// Settle the previous hot entry, inline and last: taking a free entry
+	// changes nothing its place depends on.
+	if h := w.hot; h != noEntry {
+		w.place(h, w.at(h))
+	}
 	w.hot = id
 	return ID(id)
 }
