@@ -176,8 +176,8 @@ func (s *Sharded[V]) Remove(h Handle) bool {
 	sh := &s.shards[h.shard-1]
 	sh.mu.Lock()
 	_, ok := sh.w.RemoveSeq(h.id, h.seq)
-	if ok {
-		sh.publish()
+	if ok && !sh.spare.Load() { // the entry freed is room
+		sh.spare.Store(true)
 	}
 	sh.mu.Unlock()
 	return ok
