@@ -173,7 +173,8 @@ func NewWheel[V any](g Geometry, start int64) (*Wheel[V], error) {
 }
 
 // SetLogger makes the wheel report its rare decisions (overflow, refill)
-// to l at debug level; nil, the default, reports nothing at no cost.
+// to l at debug level; nil, the default, reports nothing at no cost. An
+// entry is reported when it is placed, so one removed while hot is not.
 func (w *Wheel[V]) SetLogger(l *slog.Logger) { w.log = l }
 
 // Len returns the number of pending entries.
