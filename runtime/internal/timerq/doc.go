@@ -164,10 +164,11 @@
 // and frees it at once: no tombstones, no clean pass. As in the heap, the
 // entry pushed last waits off the lists until the next call that reads
 // them or moves time, which places it where Push would have: one removed
-// before that, a timer cancelled right after it was set, touches no list. Entries live in an
-// arena of 1,024-entry pages by ID, 32 bytes each for a pointer-sized V
-// ({when, seq, v, next, prev}), with a free list through the same links;
-// the slot lists add 4 bytes a slot (4,896 by default) and a bit. IDs
+// before that, a timer cancelled right after it was set, touches no list.
+// Entries live in an arena of 1,024-entry pages by ID, 32 bytes each for
+// a pointer-sized V ({when, seq, v, next, prev}), with a free list through
+// the same links; the slot lists add 4 bytes a slot (4,896 by default)
+// and a bit. IDs
 // behave as the heap's: dense, the last released reused first, and a stale
 // ID is caught by its seq ([Wheel.RemoveSeq]). The arena does not shrink.
 //
