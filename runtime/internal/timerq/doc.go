@@ -161,10 +161,14 @@
 // moves forward: an upTo below an earlier one moves nothing.
 //
 // Remove unlinks the entry from its list (doubly linked through the arena)
-// and frees it at once: no tombstones, no clean pass. Entries live in an
-// arena of 1,024-entry pages by ID, 32 bytes each for a pointer-sized V
-// ({when, seq, v, next, prev}), with a free list through the same links;
-// the slot lists add 4 bytes a slot (4,896 by default) and a bit. IDs
+// and frees it at once: no tombstones, no clean pass. As in the heap, the
+// entry pushed last waits off the lists until the next call that reads
+// them or moves time, which places it where Push would have: one removed
+// before that, a timer cancelled right after it was set, touches no list.
+// Entries live in an arena of 1,024-entry pages by ID, 32 bytes each for
+// a pointer-sized V ({when, seq, v, next, prev}), with a free list through
+// the same links; the slot lists add 4 bytes a slot (4,896 by default)
+// and a bit. IDs
 // behave as the heap's: dense, the last released reused first, and a stale
 // ID is caught by its seq ([Wheel.RemoveSeq]). The arena does not shrink.
 //
@@ -193,9 +197,9 @@
 // Entries with equal deadlines from different shards come out in no
 // promised order. Stop makes every later Add fail with [ErrStopped] and
 // drops what is pending. The memory-ordering argument is beside the type.
-// An entry is freed into its own shard while adds go anywhere, so each
-// shard's arena keeps its own high-water mark: a little above an even
-// share of the most ever pending.
+// An entry is freed into its own shard; an Add whose shard would grow its
+// arena goes to one with a free entry if there is one, so the arenas
+// together stay near the most ever pending (about a page a shard above).
 //
 // # Concurrency
 //

@@ -11,8 +11,9 @@ import (
 
 // Sharded is a [Wheel] that many goroutines may Add to and Remove from at
 // once: shards wheels, each behind its own mutex, with an Add going to the
-// shard of its P (the next one if that one is locked). One goroutine at a
-// time moves them (Due, Next).
+// shard of its P (the next one if that one is locked, one with room if
+// that one's arena would grow). One goroutine at a time moves them (Due,
+// Next).
 //
 // Memory ordering: every field of a shard's wheel is read and written only
 // with that shard's mutex held, so each shard is linearizable on its own:
@@ -22,10 +23,14 @@ import (
 // first wins: the other sees the entry gone (or its ID handed to a later
 // entry with another seq) and does nothing, so an entry leaves exactly
 // once. Seqs are per shard (counter << 8 | shard), unique without a shared
-// counter. Two things are touched without a shard's lock: stopped, an
+// counter. Three things are touched without a shard's lock: stopped, an
 // atomic read under the shard's mutex, so an Add that passes its check is
-// seen by the Clear that follows a Stop's lock of that shard; and the
-// hints (a sync.Pool and an atomic counter), which only choose a shard.
+// seen by the Clear that follows a Stop's lock of that shard; the hints (a
+// sync.Pool and an atomic counter); and each shard's spare flag, written
+// with its mutex held and read by Adds without it. The last two only
+// choose a shard: a stale flag sends an Add to a shard that then grows its
+// arena or has room after all, and every Add still locks the shard it
+// writes, so nothing but the choice can be stale.
 type Sharded[V any] struct {
 	shards  []shard[V]
 	stopped atomic.Bool
@@ -44,10 +49,20 @@ type Sharded[V any] struct {
 type shardHint struct{ i uint32 }
 
 type shard[V any] struct {
-	mu  sync.Mutex
-	w   *Wheel[V]
-	seq uint64
-	_   [104]byte // 128 bytes a shard: no two shards' fields share a cache line
+	mu    sync.Mutex
+	w     *Wheel[V]
+	seq   uint64
+	spare atomic.Bool // w can take an entry without allocating; see Add
+	_     [100]byte   // 128 bytes a shard: no two shards' fields share a cache line
+}
+
+// publish updates spare after a change to w, with mu held. It stores only
+// when the answer changes, which is rare: an arena page has room for 1,024
+// entries, and a shard whose page is full usually has freed entries.
+func (sh *shard[V]) publish() {
+	if r := sh.w.roomy(); sh.spare.Load() != r {
+		sh.spare.Store(r)
+	}
 }
 
 type due[V any] struct {
@@ -100,15 +115,37 @@ func (s *Sharded[V]) SetLogger(l *slog.Logger) {
 
 // Add queues v at deadline when on its P's shard and returns its handle.
 // Safe from any goroutine; ErrStopped after Stop. It allocates nothing
-// but, rarely, a 4-byte hint after a GC dropped its P's.
+// but, rarely, a 4-byte hint after a GC dropped its P's, and an arena page
+// when no shard has room.
+//
+// When its P's shard would have to grow its arena and another shard has a
+// free entry, the Add goes there and the P's hint follows: a goroutine
+// that cancels timers and sets new ones fills the entries its cancels
+// freed, wherever they were added, so the arenas stay at the most ever
+// pending. Without that, the adds of a P whose hint changed (the GC drops
+// sync.Pool's objects) went to a new shard while its removes freed
+// entries in the old one: in cancel-readd at 1M the arenas grew by 1 to
+// 12 B an operation, and an arena never shrinks.
 func (s *Sharded[V]) Add(when int64, v V) (Handle, error) {
 	i := uint32(0)
-	if len(s.shards) > 1 {
+	if mask := uint32(len(s.shards) - 1); mask != 0 {
 		h, _ := s.hints.Get().(*shardHint)
 		if h == nil {
 			h = &shardHint{i: s.nhints.Add(1) - 1}
 		}
-		i = h.i & uint32(len(s.shards)-1)
+		i = h.i & mask
+		if !s.shards[i].spare.Load() {
+			// Its arena would grow: if another shard has room, the entries
+			// freed there, move to it. Adds then follow removes, and a
+			// hint the GC dropped for one on another shard does not make
+			// arenas grow.
+			for k := uint32(1); k <= mask; k++ {
+				if j := (i + k) & mask; s.shards[j].spare.Load() {
+					i, h.i = j, j
+					break
+				}
+			}
+		}
 		s.hints.Put(h)
 	}
 	sh := &s.shards[i]
@@ -124,6 +161,7 @@ func (s *Sharded[V]) Add(when int64, v V) (Handle, error) {
 	sh.seq++
 	seq := sh.seq<<8 | uint64(i)
 	id := sh.w.Push(when, seq, v)
+	sh.publish()
 	sh.mu.Unlock()
 	return Handle{id: id, shard: i + 1, seq: seq}, nil
 }
@@ -138,6 +176,9 @@ func (s *Sharded[V]) Remove(h Handle) bool {
 	sh := &s.shards[h.shard-1]
 	sh.mu.Lock()
 	_, ok := sh.w.RemoveSeq(h.id, h.seq)
+	if ok && !sh.spare.Load() { // the entry freed is room
+		sh.spare.Store(true)
+	}
 	sh.mu.Unlock()
 	return ok
 }
@@ -158,6 +199,7 @@ func (s *Sharded[V]) Due(upTo int64, fn func(when int64, v V)) int {
 			}
 			b = append(b, due[V]{when, seq, v})
 		}
+		sh.publish()
 		sh.mu.Unlock()
 	}
 	if len(s.shards) > 1 {
@@ -209,6 +251,7 @@ func (s *Sharded[V]) Stop() int {
 		sh.mu.Lock()
 		n += sh.w.Len()
 		sh.w.Clear()
+		sh.publish()
 		sh.mu.Unlock()
 	}
 	return n

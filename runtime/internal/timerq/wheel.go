@@ -71,6 +71,7 @@ const (
 	pageMask  = 1<<pageBits - 1   //
 	maxWheel  = 1<<30 - 1         // entries a wheel holds at most
 	listBase  = math.MinInt32 + 1 // prev = listBase + list for a list's first entry
+	hotEntry  = -2                // prev of the hot entry, on no list yet
 )
 
 // wentry is one pending timer: its key, its value and its links on the one
@@ -107,6 +108,7 @@ type Wheel[V any] struct {
 
 	overflow, ready int // list numbers
 	readyTail       int32
+	hot             int32  // the entry pushed last, on no list until settle; noEntry if none
 	ovMin           uint64 // at or below the earliest overflow deadline (relative)
 
 	origin int64  // deadlines are kept relative to origin, as uint64
@@ -155,7 +157,7 @@ func NewWheel[V any](g Geometry, start int64) (*Wheel[V], error) {
 	for i := range w.heads {
 		w.heads[i] = noEntry
 	}
-	w.readyTail = noEntry
+	w.readyTail, w.hot = noEntry, noEntry
 	w.occ = make([]uint64, (total+63)/64)
 	// The origin is start rounded down to a tick, so slots stay aligned.
 	w.origin = start - start%g.Tick
@@ -171,7 +173,8 @@ func NewWheel[V any](g Geometry, start int64) (*Wheel[V], error) {
 }
 
 // SetLogger makes the wheel report its rare decisions (overflow, refill)
-// to l at debug level; nil, the default, reports nothing at no cost.
+// to l at debug level; nil, the default, reports nothing at no cost. An
+// entry is reported when it is placed, so one removed while hot is not.
 func (w *Wheel[V]) SetLogger(l *slog.Logger) { w.log = l }
 
 // Len returns the number of pending entries.
@@ -228,6 +231,10 @@ func (w *Wheel[V]) rel(when int64) uint64 { return uint64(when) - uint64(w.origi
 // horizon to the overflow level. O(1) but for the first (an insertion by
 // key into the ready run, from its end). It panics when the wheel already
 // holds 2^30-1 entries.
+//
+// The entry waits off the lists, hot, until the next call that reads them
+// or moves time (settle): one removed before that, as a timer cancelled
+// right after it was set, never touches a list.
 func (w *Wheel[V]) Push(when int64, seq uint64, v V) ID {
 	id := w.free
 	if id == noEntry {
@@ -236,9 +243,34 @@ func (w *Wheel[V]) Push(when int64, seq uint64, v V) ID {
 	e := w.at(id)
 	w.free = e.next
 	e.when, e.seq, e.v = when, seq, v
+	e.prev = hotEntry
 	w.n++
-	w.place(id, e)
+	// Settle the previous hot entry, inline and last: taking a free entry
+	// changes nothing its place depends on.
+	if h := w.hot; h != noEntry {
+		w.place(h, w.at(h))
+	}
+	w.hot = id
 	return ID(id)
+}
+
+// settle places the hot entry, if any, where Push would have placed it.
+// Every call that reads the lists or moves time settles first, and nothing
+// changes the placement in between: the levels' rotations, done and the
+// origin move only after a settle, and a Remove of another entry, the one
+// call that does not settle, only unlinks (the ready run stays sorted by
+// key, so an entry due at once lands where it would have then).
+func (w *Wheel[V]) settle() {
+	if h := w.hot; h != noEntry {
+		w.hot = noEntry
+		w.place(h, w.at(h))
+	}
+}
+
+// roomy reports whether a Push would allocate nothing: an ID is free, or
+// the last arena page has room.
+func (w *Wheel[V]) roomy() bool {
+	return w.free != noEntry || w.size&pageMask != 0 && w.size < maxWheel
 }
 
 func (w *Wheel[V]) grow() int32 {
@@ -367,6 +399,10 @@ func (w *Wheel[V]) Get(id ID) (when int64, seq uint64, v V, ok bool) {
 // Remove takes entry id out at once, O(1), and returns its value; false
 // if id is not pending.
 func (w *Wheel[V]) Remove(id ID) (v V, ok bool) {
+	if int32(id) == w.hot && id >= 0 { // live, on no list: the timer just set
+		w.hot = noEntry
+		return w.release(int32(id), w.at(int32(id))), true
+	}
 	if !w.valid(id) {
 		return v, false
 	}
@@ -378,6 +414,13 @@ func (w *Wheel[V]) Remove(id ID) (v V, ok bool) {
 // RemoveSeq is Remove if entry id has the given seq, and false otherwise:
 // a stale ID whose number was handed out again removes nothing.
 func (w *Wheel[V]) RemoveSeq(id ID, seq uint64) (v V, ok bool) {
+	if int32(id) == w.hot && id >= 0 {
+		if e := w.at(int32(id)); e.seq == seq {
+			w.hot = noEntry
+			return w.release(int32(id), e), true
+		}
+		return v, false
+	}
 	if !w.valid(id) {
 		return v, false
 	}
@@ -395,6 +438,13 @@ func (w *Wheel[V]) Update(id ID, when int64, seq uint64) bool {
 		return false
 	}
 	e := w.at(int32(id))
+	if int32(id) == w.hot { // placed later, as its new key
+		e.when, e.seq = when, seq
+		return true
+	}
+	// Settled first, the hot entry keeps its place before this one among
+	// equal keys in the ready run.
+	w.settle()
 	w.unlink(int32(id), e)
 	e.when, e.seq = when, seq
 	w.place(int32(id), e)
@@ -406,6 +456,7 @@ func (w *Wheel[V]) Update(id ID, when int64, seq uint64) bool {
 // an upTo below an earlier one moves nothing, and what the earlier one made
 // due stays due.
 func (w *Wheel[V]) PopDue(upTo int64) (id ID, when int64, seq uint64, v V, ok bool) {
+	w.settle()
 	if w.fresh || upTo > w.done {
 		w.advance(upTo)
 	}
@@ -426,6 +477,7 @@ func (w *Wheel[V]) PopDue(upTo int64) (id ID, when int64, seq uint64, v V, ok bo
 // the overflow level's, when the levels are empty), so a caller that sleeps
 // until it should call it once per wake-up.
 func (w *Wheel[V]) Next() (when int64, ok bool) {
+	w.settle()
 	if h := w.heads[w.ready]; h != noEntry {
 		return w.at(h).when, true
 	}
@@ -734,5 +786,5 @@ func (w *Wheel[V]) Clear() {
 		w.heads[i] = noEntry
 	}
 	clear(w.occ)
-	w.readyTail = noEntry
+	w.readyTail, w.hot = noEntry, noEntry
 }

@@ -16,12 +16,18 @@ import (
 //	cancel-readd     cancel a random pending timer, insert a new one
 //
 // and from one goroutine (g1) or two at once (g2, each on its own half of
-// the timers; ns/op is wall time over both goroutines' operations):
+// the timers, which it also set up, as a goroutine cancels the timers it
+// set; ns/op is wall time over both goroutines' operations):
 //
 //	wheel      Wheel, g1 only: one owner, no lock
 //	sharded    Sharded, 4 shards (twice GOMAXPROCS on 2 cores)
 //	heap       Heap, behind a mutex for g2
 //	afterfunc  time.AfterFunc(d, f) and Stop
+//
+// Besides wall time it reports cpu-ns/op, the process's CPU time (user and
+// system, all threads) over the operations: on a shared machine it moves
+// less with the other load than ns/op does, though a lock's spinning and
+// the garbage collector count in it.
 func BenchmarkInsertCancel(b *testing.B) {
 	for _, size := range benchSizes {
 		d := newBenchData(size.n)
@@ -44,13 +50,16 @@ func BenchmarkInsertCancel(b *testing.B) {
 func benchInsertCancel(b *testing.B, impl string, readd bool, n, g int, d benchData) {
 	x := unsafe.Pointer(new(int64))
 	f := func() {}
-	var ops func(part, count int) // count operations on the timers of part (index % g == part)
+	var fill func(part int)       // sets up the timers of part (index % g == part)
+	var ops func(part, count int) // count operations on them
 	switch impl {
 	case "wheel":
 		w, _ := NewWheel[unsafe.Pointer](DefaultGeometry(), 0)
 		ids := make([]ID, n)
-		for i := range ids {
-			ids[i] = w.Push(d.keys[i&d.mask], uint64(i), x)
+		fill = func(int) {
+			for i := range ids {
+				ids[i] = w.Push(d.keys[i&d.mask], uint64(i), x)
+			}
 		}
 		seq := uint64(n)
 		ops = func(_, count int) {
@@ -68,8 +77,10 @@ func benchInsertCancel(b *testing.B, impl string, readd bool, n, g int, d benchD
 	case "sharded":
 		s, _ := NewSharded[unsafe.Pointer](DefaultGeometry(), 0, 4)
 		hs := make([]Handle, n)
-		for i := range hs {
-			hs[i], _ = s.Add(d.keys[i&d.mask], x)
+		fill = func(part int) {
+			for i := part; i < n; i += g {
+				hs[i], _ = s.Add(d.keys[i&d.mask], x)
+			}
 		}
 		ops = func(part, count int) {
 			for i := part; i < count*g; i += g {
@@ -92,8 +103,12 @@ func benchInsertCancel(b *testing.B, impl string, readd bool, n, g int, d benchD
 		var mu sync.Mutex
 		h := &Heap[unsafe.Pointer]{}
 		ids := make([]ID, n)
-		for i := range ids {
-			ids[i] = h.Push(d.keys[i&d.mask], uint64(i), x)
+		fill = func(part int) {
+			for i := part; i < n; i += g {
+				mu.Lock()
+				ids[i] = h.Push(d.keys[i&d.mask], uint64(i), x)
+				mu.Unlock()
+			}
 		}
 		seq := uint64(n)
 		ops = func(part, count int) {
@@ -117,8 +132,10 @@ func benchInsertCancel(b *testing.B, impl string, readd bool, n, g int, d benchD
 		}
 	case "afterfunc":
 		ts := make([]*time.Timer, n)
-		for i := range ts {
-			ts[i] = time.AfterFunc(time.Hour+time.Duration(d.keys[i&d.mask]), f)
+		fill = func(part int) {
+			for i := part; i < n; i += g {
+				ts[i] = time.AfterFunc(time.Hour+time.Duration(d.keys[i&d.mask]), f)
+			}
 		}
 		defer func() {
 			b.StopTimer() // the clean-up is not the benchmark
@@ -144,16 +161,31 @@ func benchInsertCancel(b *testing.B, impl string, readd bool, n, g int, d benchD
 			}
 		}
 	}
-	startTimer(b)
 	if g == 1 {
+		fill(0)
+		startTimer(b)
+		cpu := cpuTime()
 		ops(0, b.N)
+		b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
 		return
 	}
-	var wg sync.WaitGroup
+	var filled, done sync.WaitGroup
+	start := make(chan struct{})
 	for part := range g {
-		wg.Go(func() { ops(part, (b.N+g-1)/g) })
+		filled.Add(1)
+		done.Go(func() {
+			fill(part)
+			filled.Done()
+			<-start
+			ops(part, (b.N+g-1)/g)
+		})
 	}
-	wg.Wait()
+	filled.Wait()
+	startTimer(b)
+	cpu := cpuTime()
+	close(start)
+	done.Wait()
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkMemoryPerPending reports the bytes the heap holds per pending

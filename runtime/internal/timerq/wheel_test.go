@@ -156,6 +156,7 @@ func TestWheelCancelEveryLevel(t *testing.T) {
 	for i, when := range whens {
 		ids[i] = w.Push(when, uint64(i), i)
 	}
+	w.Next() // settles the last push: every entry is on its list
 	for i := range whens {
 		if _, ok := w.Remove(ids[i]); !ok {
 			t.Fatalf("Remove(deadline %d) = false", whens[i])
@@ -250,7 +251,8 @@ func (m *model) remove(v int) bool {
 
 // FuzzWheel runs a byte-coded workload through a wheel of a small geometry
 // (one of three, so that every level and the overflow are reached) and a
-// sorted slice, and compares every pop, Next and Len.
+// sorted slice, and compares every pop, Next and Len, and what Get, Each
+// and a stale RemoveSeq see.
 func FuzzWheel(f *testing.F) {
 	f.Add([]byte{0, 5, 0, 200, 2, 3, 1, 0, 3, 250})
 	f.Add([]byte{0, 255, 0, 254, 0, 1, 3, 255, 3, 255, 3, 255, 2, 0})
@@ -265,7 +267,7 @@ func FuzzWheel(f *testing.F) {
 		ids := map[int]ID{}
 		now, seq, next := int64(0), uint64(0), 0
 		for i := 0; i+1 < len(ops); i += 2 {
-			op, x := ops[i]%5, int64(ops[i+1])
+			op, x := ops[i]%8, int64(ops[i+1])
 			switch op {
 			case 0, 1: // push, near or far (beyond the horizon)
 				when := now + x*3 - 20
@@ -306,6 +308,32 @@ func FuzzWheel(f *testing.F) {
 				w.Update(ids[p.v], when, seq)
 				m.remove(p.v)
 				m.push(when, seq, p.v)
+			case 5: // Get one, and RemoveSeq it with a stale seq
+				if len(m.s) == 0 {
+					continue
+				}
+				p := m.s[int(x)%len(m.s)]
+				if gw, gs, gv, ok := w.Get(ids[p.v]); !ok || gw != p.when || gs != p.seq || gv != p.v {
+					t.Fatalf("Get(%d) = %d %d %d %v, want %v", p.v, gw, gs, gv, ok, p)
+				}
+				if _, ok := w.RemoveSeq(ids[p.v], p.seq+1); ok {
+					t.Fatalf("RemoveSeq(%d) with a stale seq removed it", p.v)
+				}
+			case 6: // Each sees what the model holds
+				var got []popped
+				w.Each(func(_ ID, when int64, seq uint64, v int) bool {
+					got = append(got, popped{when, seq, v})
+					return true
+				})
+				slices.SortFunc(got, cmpPopped)
+				if !slices.Equal(got, m.s) {
+					t.Fatalf("Each = %v, want %v", got, m.s)
+				}
+			case 7: // now and then, Clear
+				if x%16 == 0 {
+					w.Clear()
+					m.s = nil
+				}
 			}
 			if w.Len() != len(m.s) {
 				t.Fatalf("Len = %d, want %d", w.Len(), len(m.s))
