@@ -122,7 +122,3 @@ func (d *WheelDrain[V]) Peek() (id ID, when int64, seq uint64, v V, ok bool) {
 	}
 	return 0, 0, 0, v, false
 }
-
-// settle is a placeholder: the wheel's own settle, which moves an entry
-// kept off the lists onto them, replaces it where wheel.go defines it.
-func (w *Wheel[V]) settle() {}
