@@ -180,6 +180,9 @@ func (k *keyedLua) resumeOn(th *lua.LState, cb *lua.LFunction, cur coroutineRunn
 	k.cbs.fn, k.cur = cb, cur
 	st, err, _ := k.main.G.CurrentThread.Resume(th, fn, args...)
 	k.cbs.fn, k.cur = prev, prevCur
+	if api, ok := err.(*lua.ApiError); ok && th.Dead && api.StackTrace == "" {
+		k.cbs.setTraceback(api, api.Object, deadTraceback(th, cb, api.Object))
+	}
 	if g := k.cbs.gov; g != nil {
 		err = g.leave(err)
 	}
