@@ -151,6 +151,7 @@ type Timer struct {
 	resumed  bool // the running handler waited at least once
 	hasThen  bool // then is set
 	blocked  bool // blockedBy is set
+	delayed  bool // the policy is DelayNextTick: a handler's end may move the grid
 	qid      timerq.ID
 	key      uint64 // queue key: creation number and tagTimer
 	owner    *Owner
@@ -443,7 +444,7 @@ func (o *Owner) RegisterTimer(key string, opts TimerOptions, fn TimerFunc) (*Tim
 		}
 	}
 	sl.gen++
-	*t = Timer{s: s, owner: o, slot: sl, blockedBy: blocked, blocked: blocked != nil, key: s.seq<<tagBits | tagTimer, fn: fn, onCancel: opts.OnCancel,
+	*t = Timer{s: s, owner: o, slot: sl, blockedBy: blocked, blocked: blocked != nil, delayed: opts.Overrun.Policy == keyed.DelayNextTick, key: s.seq<<tagBits | tagTimer, fn: fn, onCancel: opts.OnCancel,
 		data: opts.Data, cad: keyed.NewCadence(first, int64(opts.Interval), opts.Overrun)}
 	t.ext = jobExt{group: o.group, label: opts.Label, name: opts.Name, data: opts.Data}
 	t.tick = Tick{Key: key, Generation: sl.gen, timer: t}
@@ -700,9 +701,13 @@ func (s *Scheduler) handlerEnded(t *Timer) {
 		// lengthens while its timer runs, and the handler's other
 		// changes (cancel, drop, transfer) requeue for themselves or
 		// move the grid.
-		before := t.cad.Due()
-		t.cad.Ended(s.now)
-		if moved := t.cad.Due() != before; moved || t.resumed || s.dropped || t.owner.adm != nil {
+		moved := false
+		if t.delayed { // the other policies keep their grid
+			before := t.cad.Due()
+			t.cad.Ended(s.now)
+			moved = t.cad.Due() != before
+		}
+		if moved || t.resumed || s.dropped || t.owner.adm != nil {
 			t.requeueCounting(t.resumed || moved)
 		}
 		t.resumed = false
