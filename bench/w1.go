@@ -41,6 +41,12 @@ var W1NoopScript []byte
 //go:embed w1_keyed.lua
 var W1KeyedScript []byte
 
+// W1KeyedTickScript is W1KeyedScript with callbacks that take their tick
+// (bench/w1_keyed_tick.lua): each fire also refills a tick table.
+//
+//go:embed w1_keyed_tick.lua
+var W1KeyedTickScript []byte
+
 // W1Interval is one interval of scene W1, in milliseconds.
 type W1Interval struct {
 	Period int64 // 1000 .. 59999
