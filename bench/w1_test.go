@@ -50,6 +50,8 @@ func TestW1Peers(t *testing.T) {
 		}
 		got, err := RunW1MetronomeGo(c.n, c.hours)
 		check("metronome-go", got, err)
+		got, err = RunW1MetronomeGoKeyed(c.n, c.hours)
+		check("metronome-go-keyed", got, err)
 		check("go-container-heap", RunW1ContainerHeap(c.n, c.hours), nil)
 		got, err = RunW1Lua(W1Script, "w1.lua", c.n, c.hours)
 		check("metronome-lua", got, err)
@@ -96,6 +98,7 @@ func BenchmarkW1(b *testing.B) {
 	run("metronome-lua-keyed-tick", func() (int64, error) { return RunW1Lua(W1KeyedTickScript, "w1_keyed_tick.lua", n, hours) })
 	run("metronome-lua-noop", func() (int64, error) { return RunW1Lua(W1NoopScript, "w1_noop.lua", n, hours) })
 	run("metronome-go", func() (int64, error) { return RunW1MetronomeGo(n, hours) })
+	run("metronome-go-keyed", func() (int64, error) { return RunW1MetronomeGoKeyed(n, hours) })
 	run("pure-lua-heap", func() (int64, error) { return RunW1Lua(W1PureLuaScript, "w1_pure_lua.lua", n, hours) })
 	run("go-container-heap", func() (int64, error) { return RunW1ContainerHeap(n, hours), nil })
 	b.Run("afterfunc-synctest", func(b *testing.B) {
