@@ -104,10 +104,10 @@ func checkLuaOwner(L *lua.LState, fn string) *luaOwner {
 	return nil
 }
 
-// fenceValue is tick.fence, the decimal fence, formatted when it changed.
-func (r *timerRunner) fenceValue(fence uint64) lua.LString {
-	if r.fenceStr == "" || fence != r.fence {
-		r.fence, r.fenceStr = fence, lua.LString(strconv.FormatUint(fence, 10))
+// setFence writes tick.fence, the decimal fence, when it changed.
+func (r *timerRunner) setFence(tbl *lua.LTable, fence uint64, first bool) {
+	if first || fence != r.fence {
+		r.fence = fence
+		tbl.RawSetString("fence", lua.LString(strconv.FormatUint(fence, 10)))
 	}
-	return r.fenceStr
 }

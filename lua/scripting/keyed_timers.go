@@ -39,11 +39,8 @@ type keyedLua struct {
 	fire    sched.TimerFunc
 	running int // handlers running (in their callback or a tick:wait)
 	wait    *lua.LFunction
-	meta    *lua.LTable     // the tick tables' metatable
+	index   *lua.LFunction  // the tick tables' __index
 	cur     coroutineRunner // the runner resuming its coroutine now (spawn.go)
-	// The live generations' tick tables: read outside their callback,
-	// a table finds its generation here.
-	ticks map[*lua.LTable]*timerRunner
 }
 
 func keyedOf(L *lua.LState) *keyedLua {
@@ -52,12 +49,22 @@ func keyedOf(L *lua.LState) *keyedLua {
 		return ud.Value.(*keyedLua)
 	}
 	main := L.G.MainThread
-	k := &keyedLua{main: main, cbs: callbacksOf(main), ticks: map[*lua.LTable]*timerRunner{}}
+	k := &keyedLua{main: main, cbs: callbacksOf(main)}
 	k.fire = k.start
 	k.idle, _ = main.NewThread()
 	k.wait = L.NewFunction(k.tickWait)
-	k.meta = L.CreateTable(0, 1)
-	k.meta.RawSetString("__index", L.NewFunction(k.tickIndex))
+	k.index = L.NewFunction(func(L *lua.LState) int {
+		key, ok := L.Get(2).(lua.LString)
+		if !ok {
+			return 0
+		}
+		if key == "wait" {
+			L.Push(k.wait)
+			return 1
+		}
+		L.Push(L.CheckTable(1).RawGetString(kebab(string(key))))
+		return 1
+	})
 	ud := L.NewUserData()
 	ud.Value = k
 	reg.RawSetString(keyedKey, ud)
@@ -66,22 +73,12 @@ func keyedOf(L *lua.LState) *keyedLua {
 
 // timerRunner is one generation of a callback that takes its tick: the
 // timer's Data.
-//
-// Its tick table holds no field: the tick's fields are read through the
-// tables' shared __index from the timer's sched.Tick, which the scheduler
-// refills for each tick. A tick then writes nothing into Lua (two table
-// writes were two map assignments each, in 10,000 tables that miss the
-// cache), and a read inside the callback touches nothing cold: the
-// generation is the running handler's. When the generation ends, its
-// last tick's fields are written into the table, which then stands alone.
 type timerRunner struct {
-	fn    *lua.LFunction
-	run   *handlerRun // the handler running, if any
-	tbl   *lua.LTable // the generation's tick table, from its first tick
-	tick  *sched.Tick // the timer's tick: the latest one's fields
-	fence uint64      // fenceStr's fence
-	// fenceStr is tick.fence, the decimal fence.
-	fenceStr lua.LString
+	fn      *lua.LFunction
+	run     *handlerRun // the handler running, if any
+	tick    *lua.LTable // the generation's tick table, refilled for each tick
+	skipped int64       // its skipped-ticks
+	fence   uint64      // its fence
 }
 
 // handlerRun is one run of a keyed handler, from its tick to its end.
@@ -109,75 +106,32 @@ func (k *keyedLua) start(t *sched.Tick) error {
 		return run.resume(t, run.fn)
 	}
 	run.fn, run.gen, r.run = r.fn, r, run
-	if r.tbl == nil {
-		// The handler never runs twice at once: one table per
-		// generation serves every tick.
-		r.tbl, r.tick = k.main.CreateTable(0, 0), t
-		r.tbl.Metatable = k.meta
-		k.ticks[r.tbl] = r
+	// The handler never runs twice at once, so one table per generation
+	// serves every tick: refilling its keys allocates nothing.
+	tbl := r.tick
+	first := tbl == nil
+	if first {
+		tbl = k.main.CreateTable(0, 4)
+		meta := k.main.CreateTable(0, 2)
+		meta.RawSetString("__index", k.index)
+		runner := k.main.NewUserData()
+		runner.Value = r
+		meta.RawSetString("__runner", runner)
+		tbl.Metatable = meta
+		tbl.RawSetString("generation", lua.LNumber(t.Generation))
+		r.tick = tbl
+		r.skipped = -1
 	}
-	return run.resume(t, run.fn, r.tbl)
-}
-
-// tickRunner returns the generation of the tick table tbl, nil once it
-// ended or for another table.
-func (k *keyedLua) tickRunner(tbl *lua.LTable) *timerRunner {
-	if run, ok := k.cur.(*handlerRun); ok && run.gen != nil && run.gen.tbl == tbl {
-		return run.gen // read inside its callback
+	// A table write costs a map assignment and a boxed number: write only
+	// what changed (on time, skipped-ticks stays 0).
+	tbl.RawSetString("delivery-index", tickIndex(t.DeliveryIndex))
+	tbl.RawSetString("scheduled-index", tickIndex(t.ScheduledIndex))
+	if t.SkippedTicks != r.skipped {
+		r.skipped = t.SkippedTicks
+		tbl.RawSetString("skipped-ticks", tickIndex(t.SkippedTicks))
 	}
-	return k.ticks[tbl]
-}
-
-// tickIndex is the tick tables' __index: the tick's fields (and their
-// snake_case spellings) and wait.
-func (k *keyedLua) tickIndex(L *lua.LState) int {
-	key, ok := L.Get(2).(lua.LString)
-	if !ok {
-		return 0
-	}
-	if key == "wait" {
-		L.Push(k.wait)
-		return 1
-	}
-	r := k.tickRunner(L.CheckTable(1))
-	if r == nil {
-		return 0
-	}
-	L.Push(r.field(kebab(string(key))))
-	return 1
-}
-
-// field is the tick field name of the generation's latest tick, or nil.
-func (r *timerRunner) field(name string) lua.LValue {
-	t := r.tick
-	switch name {
-	case "delivery-index":
-		return tickIndex(t.DeliveryIndex)
-	case "scheduled-index":
-		return tickIndex(t.ScheduledIndex)
-	case "skipped-ticks":
-		return tickIndex(t.SkippedTicks)
-	case "generation":
-		return lua.LNumber(t.Generation)
-	case "fence":
-		return r.fenceValue(t.Fence)
-	}
-	return lua.LNil
-}
-
-// tickFields are the fields a tick table shows.
-var tickFields = []string{"delivery-index", "scheduled-index", "skipped-ticks", "generation", "fence"}
-
-// retire ends the generation's tick table: its last tick's fields are
-// written into it, so that it reads the same without its generation.
-func (r *timerRunner) retire(k *keyedLua) {
-	if r.tbl == nil {
-		return
-	}
-	for _, name := range tickFields {
-		r.tbl.RawSetString(name, r.field(name))
-	}
-	delete(k.ticks, r.tbl)
+	r.setFence(tbl, t.Fence, first)
+	return run.resume(t, run.fn, tbl)
 }
 
 // newRun returns a free handlerRun.
@@ -193,8 +147,8 @@ func (k *keyedLua) newRun() *handlerRun {
 }
 
 // tickIndices are the small tick indices as Lua values, boxed once: a
-// number as a Lua value is an interface holding a float64, which
-// allocates, and a callback reads two or three at every tick.
+// number stored in a table is an interface holding a float64, which
+// allocates, and a tick table takes two or three at every tick.
 var tickIndices = func() (b [4096]lua.LValue) {
 	for i := range b {
 		b[i] = lua.LNumber(i)
@@ -318,7 +272,11 @@ func threadWhere(th *lua.LState) string {
 func (k *keyedLua) tickWait(L *lua.LState) int {
 	var r *timerRunner
 	if tbl, ok := L.Get(1).(*lua.LTable); ok {
-		r = k.tickRunner(tbl)
+		if meta, ok := tbl.Metatable.(*lua.LTable); ok {
+			if ud, ok := meta.RawGetString("__runner").(*lua.LUserData); ok {
+				r, _ = ud.Value.(*timerRunner)
+			}
+		}
 	}
 	if r == nil || r.run == nil || r.run.th != L {
 		raise(L, "tick:wait: called outside its tick's callback (it keeps the handler running; call it as tick:wait(d) inside the callback)")
@@ -387,38 +345,26 @@ func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
 			ov.MaxCatchUpTicks = n
 		}
 	}
-	k := keyedOf(L)
-	var cleanup *lua.LFunction
+	var onCancel func() error
 	if opts.has("on-cancel") {
 		f, ok := opts.get("on-cancel").(*lua.LFunction)
 		if !ok {
 			opts.fail("on-cancel", "a function")
 		}
-		cleanup = f
+		k := keyedOf(L)
+		onCancel = func() error {
+			k.main.Push(f)
+			return k.cbs.call(k.main, f, 0)
+		}
 	}
 	cb := opts.function("callback")
 	// A callback that declares no parameter cannot read its tick: its
 	// generation is the function alone.
 	var data any = cb
-	var r *timerRunner
 	if !cannotSeeArgs(cb) {
-		r = &timerRunner{fn: cb}
-		data = r
+		data = &timerRunner{fn: cb}
 	}
-	var onCancel func() error
-	if cleanup != nil || r != nil {
-		onCancel = func() error {
-			if r != nil {
-				r.retire(k)
-			}
-			if cleanup == nil {
-				return nil
-			}
-			k.main.Push(cleanup)
-			return k.cbs.call(k.main, cleanup, 0)
-		}
-	}
-	t, err := o.RegisterTimer(string(key), sched.TimerOptions{Interval: iv, Delay: delay, Overrun: ov, OnCancel: onCancel, Label: where(L), Name: opts.label(), Data: data}, k.fire)
+	t, err := o.RegisterTimer(string(key), sched.TimerOptions{Interval: iv, Delay: delay, Overrun: ov, OnCancel: onCancel, Label: where(L), Name: opts.label(), Data: data}, keyedOf(L).fire)
 	raiseError(L, luaCall{fn, 2, true}, err)
 	ud := L.NewUserData()
 	ud.Value = &luaTimer{t: t}

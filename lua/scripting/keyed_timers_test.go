@@ -71,38 +71,3 @@ func TestKeyedCallbackThreadsArePooled(t *testing.T) {
 		t.Fatalf("pool %d, running %d; want 1 and 0", len(k.pool), k.running)
 	}
 }
-
-// A tick table reads its generation's latest tick inside the callback, in
-// another handler and outside any, keeps the last one's fields once the
-// generation ended, and holds no field of its own before.
-func TestKeyedTickTableReadsItsGeneration(t *testing.T) {
-	L, _ := budgetState(t, Options{})
-	err := chunk(t, L, `
-		local Temporal = require "temporal"
-		local function ms(n) return Temporal.duration{ milliseconds = n } end
-		local s = require("runtime-scheduler").create()
-		local a, seen
-		local tm = s:register_timer{ key = "a", interval = ms(10), callback = function(tick)
-			a = tick
-			assert(tick["delivery-index"] == tick.delivery_index and tick.generation == 1, "fields")
-			assert(rawget(tick, "delivery-index") == nil and next(tick) == nil, "a field of its own")
-		end }
-		s:register_timer{ key = "b", interval = ms(15), callback = function(tick)
-			seen = seen or a["delivery-index"] -- at 15, a ticked once
-		end }
-		s:advance(ms(30))
-		assert(seen == 1, "read in another handler: " .. tostring(seen))
-		assert(a["delivery-index"] == 3 and a["scheduled-index"] == 3 and a["skipped-ticks"] == 0 and a.fence == "0", "read outside")
-		assert(not pcall(a.wait, a, ms(1)), "wait outside its callback")
-		tm:cancel()
-		s:advance(ms(30))
-		assert(rawget(a, "delivery-index") == 3 and a.generation == 1 and a.fence == "0", "after its end")
-		s:drop()
-	`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(keyedOf(L).ticks); n != 0 {
-		t.Fatalf("%d tick tables still tracked after every generation ended", n)
-	}
-}
