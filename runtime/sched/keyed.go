@@ -540,6 +540,14 @@ func (t *Timer) stop(ev Event) *Completion {
 func (t *Timer) finish() {
 	t.ended = true
 	t.waiting, t.parked = false, false
+	if t.blocked && !t.blockedBy.running {
+		t.blockedBy, t.blocked = nil, false
+	}
+	if t.slot.last == t && !t.blocked {
+		// Nothing of the key runs: a new generation waits for nobody, and
+		// the slot keeps nothing of t alive.
+		t.slot.last = nil
+	}
 	k := t.s.keyed
 	if t.prev != nil {
 		t.prev.next = t.next
