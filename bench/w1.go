@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/yuin/gopher-lua"
 
@@ -40,6 +41,12 @@ var W1NoopScript []byte
 //
 //go:embed w1_keyed.lua
 var W1KeyedScript []byte
+
+// W1KeyedTickScript is W1KeyedScript with callbacks that take their tick
+// (bench/w1_keyed_tick.lua): each fire also refills a tick table.
+//
+//go:embed w1_keyed_tick.lua
+var W1KeyedTickScript []byte
 
 // W1Interval is one interval of scene W1, in milliseconds.
 type W1Interval struct {
@@ -95,6 +102,24 @@ func RunW1MetronomeGo(n int, hours float64) (int64, error) {
 			return err
 		})
 		if err != nil {
+			return 0, err
+		}
+	}
+	err := s.Advance(temporal.Duration(W1EndMs(hours)) * temporal.Millisecond)
+	return fires, err
+}
+
+// RunW1MetronomeGoKeyed runs scene W1 on sched keyed timers with one
+// shared Go TimerFunc, each first due at its phase, and returns the fire
+// count: the Go side of bench/w1_keyed.lua.
+func RunW1MetronomeGoKeyed(n int, hours float64) (int64, error) {
+	s := sched.New(temporal.Fixed(temporal.FromUnixNano(0)))
+	var fires int64
+	cb := sched.TimerFunc(func(*sched.Tick) error { fires++; return nil })
+	for i, iv := range W1Scene(n) {
+		delay := temporal.Duration(iv.Phase) * temporal.Millisecond
+		opts := sched.TimerOptions{Interval: temporal.Duration(iv.Period) * temporal.Millisecond, Delay: &delay}
+		if _, err := s.RegisterTimer(strconv.Itoa(i), opts, cb); err != nil {
 			return 0, err
 		}
 	}

@@ -100,12 +100,15 @@ func TestRethrownNestedErrorNamesTheJob(t *testing.T) {
 	}
 }
 
-// A keyed tick's error (its callback runs as a coroutine) ends like any
-// callback's: a traceback heading and the job, no empty line between.
+// A keyed tick's error (its callback runs as a coroutine) reads like any
+// callback's: its frames out to the callback, then the job.
 func TestKeyedCallbackErrorNamesTheJob(t *testing.T) {
 	exact(t, []string{"run", "testdata/traceback/keyed.lua"}, 1, "",
 		"testdata/traceback/keyed.lua:5: boom\n"+
 			"stack traceback:\n"+
+			"\t[G]: in function 'error'\n"+
+			"\ttestdata/traceback/keyed.lua:5: in function 'helper'\n"+
+			"\ttestdata/traceback/keyed.lua:6: in function <testdata/traceback/keyed.lua:6>\n"+
 			"\t[job] timer #1 scheduled at testdata/traceback/keyed.lua:6\n"+
 			"(at 0.01s of virtual time)\n")
 }

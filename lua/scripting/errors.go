@@ -201,9 +201,7 @@ func Traceback(err error) (traceback string, ok bool) {
 	if name := callbackName(err); name != "" {
 		tb := api.StackTrace
 		if tb == "" {
-			// A callback run as a coroutine (a keyed tick, a spawn) loses
-			// its frames when the resume returns: name the job alone.
-			tb = tracebackHeading
+			tb = tracebackHeading // a callback's error without frames: name the job alone
 		}
 		return tb + "\n\t" + name, true
 	}
@@ -349,18 +347,23 @@ func (c *callbacks) unwrap(err error) error {
 	if errors.As(err, &api) {
 		if ud, ok := api.Object.(*lua.LUserData); ok {
 			if r, ok := ud.Value.(*raised); ok {
-				api.Object, api.StackTrace = r.value, r.traceback
-				if s, ok := r.value.(lua.LString); ok && c.raised != "" && string(s) == c.raised {
-					// A nested callback's error, raised by the advance
-					// this callback called: its traceback goes on with
-					// this callback's frames, under one heading.
-					api.Object = lua.LString(c.raised[:c.raisedMsg])
-					api.StackTrace = c.raised[c.raisedMsg+1:] + strings.TrimPrefix(r.traceback, tracebackHeading)
-				}
+				c.setTraceback(api, r.value, r.traceback)
 			}
 		}
 	}
 	return err
+}
+
+// setTraceback gives api the value v a callback raised and traceback, its
+// frames. A nested callback's error, raised by the advance this callback
+// called, keeps its own traceback, which goes on with this callback's
+// frames under one heading.
+func (c *callbacks) setTraceback(api *lua.ApiError, v lua.LValue, traceback string) {
+	api.Object, api.StackTrace = v, traceback
+	if s, ok := v.(lua.LString); ok && c.raised != "" && string(s) == c.raised {
+		api.Object = lua.LString(c.raised[:c.raisedMsg])
+		api.StackTrace = c.raised[c.raisedMsg+1:] + strings.TrimPrefix(traceback, tracebackHeading)
+	}
 }
 
 const tracebackHeading = "stack traceback:"

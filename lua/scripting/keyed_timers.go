@@ -14,9 +14,12 @@ import (
 // Keyed timers (seed 001) on a runtime-scheduler or an app-host scheduler.
 // A callback runs as a coroutine from a per-state pool, so that tick:wait
 // can suspend it across virtual time; a thread that ended normally is
-// reused (a new one costs about 23 us and 112 KB). A callback that declares
-// no parameter cannot see its tick, so it gets none and is called on its
-// pooled thread rather than resumed (keyedLua.call).
+// reused (a new one costs about 23 us and 112 KB). Every timer of a state
+// shares one TimerFunc (keyedLua.fire), which finds the generation in the
+// timer's Data: a callback that declares no parameter cannot see its tick,
+// so it gets none and its Data is the function alone; it is still resumed,
+// since s:wait may suspend it. What one run of a handler needs (its thread,
+// a wait's request) is a pooled handlerRun.
 
 const (
 	timerHandleType = "keyed timer"
@@ -31,6 +34,9 @@ type keyedLua struct {
 	main    *lua.LState
 	cbs     *callbacks
 	pool    []*lua.LState
+	runs    []*handlerRun // free ones
+	idle    *lua.LState   // resumes the handlers' threads (resumeOn)
+	fire    sched.TimerFunc
 	running int // handlers running (in their callback or a tick:wait)
 	wait    *lua.LFunction
 	index   *lua.LFunction  // the tick tables' __index
@@ -44,6 +50,8 @@ func keyedOf(L *lua.LState) *keyedLua {
 	}
 	main := L.G.MainThread
 	k := &keyedLua{main: main, cbs: callbacksOf(main)}
+	k.fire = k.start
+	k.idle, _ = main.NewThread()
 	k.wait = L.NewFunction(k.tickWait)
 	k.index = L.NewFunction(func(L *lua.LState) int {
 		key, ok := L.Get(2).(lua.LString)
@@ -63,16 +71,23 @@ func keyedOf(L *lua.LState) *keyedLua {
 	return k
 }
 
-// timerRunner runs one generation's callback.
+// timerRunner is one generation of a callback that takes its tick: the
+// timer's Data.
 type timerRunner struct {
-	k       *keyedLua
-	s       *sched.Scheduler // where the timer runs: s:wait checks it
 	fn      *lua.LFunction
-	blind   bool        // fn declares no parameter: it gets no tick table
-	th      *lua.LState // the thread running the handler, while it runs
+	run     *handlerRun // the handler running, if any
 	tick    *lua.LTable // the generation's tick table, refilled for each tick
 	skipped int64       // its skipped-ticks
 	fence   uint64      // its fence
+}
+
+// handlerRun is one run of a keyed handler, from its tick to its end.
+type handlerRun struct {
+	k   *keyedLua
+	s   *sched.Scheduler // where the timer runs: s:wait checks it
+	fn  *lua.LFunction
+	gen *timerRunner // nil for a callback that takes no tick
+	th  *lua.LState  // the thread running the handler
 	// tick:wait's request: the callback yielded through tick:wait.
 	waitReq bool
 	waitFor temporal.Duration
@@ -80,13 +95,17 @@ type timerRunner struct {
 }
 
 // start runs the callback for a new tick on a pooled thread.
-func (r *timerRunner) start(t *sched.Tick) error {
-	k := r.k
-	r.th = k.thread()
+func (k *keyedLua) start(t *sched.Tick) error {
+	run := k.newRun()
+	run.s, run.th = t.Scheduler(), k.thread()
 	k.running++
-	if r.blind {
-		return r.resume(t, r.fn)
+	d := t.Data()
+	r, ok := d.(*timerRunner)
+	if !ok {
+		run.fn = d.(*lua.LFunction)
+		return run.resume(t, run.fn)
 	}
+	run.fn, run.gen, r.run = r.fn, r, run
 	// The handler never runs twice at once, so one table per generation
 	// serves every tick: refilling its keys allocates nothing.
 	tbl := r.tick
@@ -112,7 +131,19 @@ func (r *timerRunner) start(t *sched.Tick) error {
 		tbl.RawSetString("skipped-ticks", tickIndex(t.SkippedTicks))
 	}
 	r.setFence(tbl, t.Fence, first)
-	return r.resume(t, r.fn, tbl)
+	return run.resume(t, run.fn, tbl)
+}
+
+// newRun returns a free handlerRun.
+func (k *keyedLua) newRun() *handlerRun {
+	if n := len(k.runs); n > 0 {
+		run := k.runs[n-1]
+		k.runs = k.runs[:n-1]
+		return run
+	}
+	run := &handlerRun{k: k}
+	run.cont = func(t *sched.Tick) error { return run.resume(t, nil, newDuration(k.main, t.Waited())) }
+	return run
 }
 
 // tickIndices are the small tick indices as Lua values, boxed once: a
@@ -135,7 +166,7 @@ func tickIndex(n int64) lua.LValue {
 
 // resume runs the handler's thread up to its next tick:wait or its end,
 // under its own callback budget.
-func (r *timerRunner) resume(t *sched.Tick, fn *lua.LFunction, args ...lua.LValue) error {
+func (r *handlerRun) resume(t *sched.Tick, fn *lua.LFunction, args ...lua.LValue) error {
 	th := r.th
 	st, err := r.k.resumeOn(th, r.fn, r, fn, args...)
 	switch {
@@ -178,24 +209,42 @@ func (k *keyedLua) resumeOn(th *lua.LState, cb *lua.LFunction, cur coroutineRunn
 	}
 	prev, prevCur := k.cbs.fn, k.cur
 	k.cbs.fn, k.cur = cb, cur
-	st, err, _ := k.main.G.CurrentThread.Resume(th, fn, args...)
+	// Resume copies what the thread returns into a new slice as long as
+	// the resumer's value stack: from the idle thread, whose stack holds
+	// nothing, that is the smallest allocation (16 bytes, not 48 from a
+	// drain's frame). th's parent is then the idle thread, which runs no
+	// code; the current thread is put back after.
+	g := k.main.G
+	current := g.CurrentThread
+	st, err, _ := k.idle.Resume(th, fn, args...)
+	g.CurrentThread = current
 	k.cbs.fn, k.cur = prev, prevCur
+	if err != nil {
+		if api, ok := err.(*lua.ApiError); ok && th.Dead && api.StackTrace == "" {
+			k.cbs.setTraceback(api, api.Object, deadTraceback(th, cb, api.Object))
+		}
+	}
 	if g := k.cbs.gov; g != nil {
 		err = g.leave(err)
 	}
 	return st, err
 }
 
-// end forgets the handler's thread, back into the pool when it ended
-// normally (a thread left suspended or failed is not reused).
-func (r *timerRunner) end(reuse bool) {
-	th := r.th
-	r.k.running--
-	r.th = nil
-	if reuse && th != nil {
+// end ends the run: its thread goes back into the pool when it ended
+// normally (a thread left suspended or failed is not reused), and so does
+// the run.
+func (r *handlerRun) end(reuse bool) {
+	k, th := r.k, r.th
+	k.running--
+	if reuse {
 		th.Dead = false
-		r.k.pool = append(r.k.pool, th)
+		k.pool = append(k.pool, th)
 	}
+	if r.gen != nil {
+		r.gen.run = nil
+	}
+	r.fn, r.gen, r.th = nil, nil, nil
+	k.runs = append(k.runs, r)
 }
 
 // cannotSeeArgs reports whether fn is a Lua function that declares no
@@ -229,14 +278,14 @@ func (k *keyedLua) tickWait(L *lua.LState) int {
 			}
 		}
 	}
-	if r == nil || r.th != L {
+	if r == nil || r.run == nil || r.run.th != L {
 		raise(L, "tick:wait: called outside its tick's callback (it keeps the handler running; call it as tick:wait(d) inside the callback)")
 	}
 	d := checkDurationArg(L, 2, "wait", "")
 	if d < 0 {
 		argError(L, 2, "wait", "duration must be >= 0, got "+d.String())
 	}
-	r.waitReq, r.waitFor = true, d
+	r.run.waitReq, r.run.waitFor = true, d
 	return L.Yield()
 }
 
@@ -309,12 +358,13 @@ func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
 		}
 	}
 	cb := opts.function("callback")
-	// A callback that declares no parameter cannot read its tick: it gets
-	// no tick table. It is still resumed as a coroutine, since s:wait may
-	// suspend it.
-	r := &timerRunner{k: keyedOf(L), s: o.Scheduler(), fn: cb, blind: cannotSeeArgs(cb)}
-	r.cont = func(t *sched.Tick) error { return r.resume(t, nil, newDuration(r.k.main, t.Waited())) }
-	t, err := o.RegisterTimer(string(key), sched.TimerOptions{Interval: iv, Delay: delay, Overrun: ov, OnCancel: onCancel, Label: where(L), Name: opts.label()}, r.start)
+	// A callback that declares no parameter cannot read its tick: its
+	// generation is the function alone.
+	var data any = cb
+	if !cannotSeeArgs(cb) {
+		data = &timerRunner{fn: cb}
+	}
+	t, err := o.RegisterTimer(string(key), sched.TimerOptions{Interval: iv, Delay: delay, Overrun: ov, OnCancel: onCancel, Label: where(L), Name: opts.label(), Data: data}, keyedOf(L).fire)
 	raiseError(L, luaCall{fn, 2, true}, err)
 	ud := L.NewUserData()
 	ud.Value = &luaTimer{t: t}

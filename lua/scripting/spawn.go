@@ -24,9 +24,9 @@ type coroutineRunner interface {
 	setWait(d temporal.Duration)
 }
 
-func (r *timerRunner) thread() *lua.LState         { return r.th }
-func (r *timerRunner) scheduler() *sched.Scheduler { return r.s }
-func (r *timerRunner) setWait(d temporal.Duration) { r.waitReq, r.waitFor = true, d }
+func (r *handlerRun) thread() *lua.LState          { return r.th }
+func (r *handlerRun) scheduler() *sched.Scheduler  { return r.s }
+func (r *handlerRun) setWait(d temporal.Duration)  { r.waitReq, r.waitFor = true, d }
 func (r *spawnRunner) thread() *lua.LState         { return r.th }
 func (r *spawnRunner) scheduler() *sched.Scheduler { return r.s }
 func (r *spawnRunner) setWait(d temporal.Duration) { r.waitReq, r.waitFor = true, d }

@@ -3,6 +3,7 @@ package sched
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/metronome-rt/metronome/runtime/internal/timerq"
 	"github.com/metronome-rt/metronome/runtime/keyed"
@@ -18,15 +19,12 @@ type TimerFunc func(t *Tick) error
 // it for the timer's next tick: keep the fields, not the pointer.
 type Tick struct {
 	keyed.Tick
-	live bool      // the handler is running (in fn or in a Wait)
-	then TimerFunc // Wait's continuation; nil when the handler ends
-	data any       // TimerOptions.Data
+	Fence uint64 // the owner's Authority when the tick started
+	timer *Timer
 
 	Key        string
 	Generation uint64
-	Fence      uint64 // the owner's Authority when the tick started
 
-	timer  *Timer
 	waitNs int64 // Wait's d
 	waited int64 // virtual time the last Wait took
 }
@@ -38,7 +36,7 @@ type Tick struct {
 // It returns an *OptionError for d < 0 and a *CallError when the handler
 // is not running any more (Wait called outside its TimerFunc).
 func (t *Tick) Wait(d temporal.Duration, then TimerFunc) error {
-	if !t.live || t.timer == nil || !t.timer.s.inJob || t.timer.s.curExt != &t.timer.ext {
+	if t.timer == nil || !t.timer.live || !t.timer.s.inJob || t.timer.s.curExt != &t.timer.ext {
 		return &CallError{Method: "Tick.Wait", Err: errNotRunning}
 	}
 	if d < 0 {
@@ -50,12 +48,15 @@ func (t *Tick) Wait(d temporal.Duration, then TimerFunc) error {
 	if int64(d) > t.timer.s.maxAt-t.timer.s.now {
 		return &OptionError{Method: "Tick.Wait", Param: "d", Want: "a duration that keeps the deadline within int64 nanoseconds", Got: d}
 	}
-	t.waitNs, t.then = int64(d), then
+	t.waitNs, t.timer.then, t.timer.hasThen = int64(d), then, true
 	return nil
 }
 
 // Data returns the timer's TimerOptions.Data.
-func (t *Tick) Data() any { return t.data }
+func (t *Tick) Data() any { return t.timer.data }
+
+// Scheduler returns the scheduler the timer runs on.
+func (t *Tick) Scheduler() *Scheduler { return t.timer.s }
 
 // Waited returns how much virtual time the last Wait took: its d, or more
 // after a Jump.
@@ -113,48 +114,63 @@ type Admitter interface {
 	Admit() (fence uint64, ok bool)
 }
 
-// slot is one key of an owner: its generations and the handler running.
+// slot is one key of an owner: its generations.
 type slot struct {
 	gen  uint64
 	cur  *Timer // the current generation; nil once cancelled
-	busy *Timer // the generation whose handler is running, if any
+	last *Timer // the latest generation, cancelled or not
 }
 
-// slotTimer is a key's slot and its first generation, allocated together
+// slotTimer is a key's first generation and its slot, allocated together
 // (RegisterTimer). A later generation is allocated alone; the first one's
 // memory stays with the slot.
 type slotTimer struct {
-	slot
 	Timer
+	slot
+	_ [448 - timerSize - unsafe.Sizeof(slot{})]byte // see timerSize
 }
+
+// timerSize is Timer's size, a multiple of 64 as slotTimer's is (448): a
+// size class whose objects start on a cache line, so that what a tick
+// reads (ext's 88 bytes, then the hot fields) takes three lines, not four.
+const timerSize = 384
 
 // Timer is one generation of a keyed timer.
 type Timer struct {
-	ext jobExt // first: the queue's ref points here (group, label)
+	ext jobExt // first: the queue's ref points here (group, label); a tick reads none of it
 
-	// What a tick reads, together: a fire loads as few lines as it can.
+	// What a tick reads and writes, in the 168 bytes after ext: a fire
+	// loads as few lines as it can (a flag stands for a cold pointer).
 	queued   bool // an entry is in the queue: the next tick, or the handler's resume
 	running  bool // the handler is running
+	live     bool // the handler's TimerFunc is running (not in a Wait)
 	waiting  bool // due, waiting for an older generation's handler to end
 	parked   bool // past the owner's lease deadline
 	ended    bool // cancelled or superseded, and its handler ended
 	canceled bool
 	resumed  bool // the running handler waited at least once
+	hasThen  bool // then is set
+	blocked  bool // blockedBy is set
+	delayed  bool // the policy is DelayNextTick: a handler's end may move the grid
 	qid      timerq.ID
-	slot     *slot
-	owner    *Owner
 	key      uint64 // queue key: creation number and tagTimer
-	fn       TimerFunc
-	cad      keyed.Cadence
-	tick     Tick
-
+	owner    *Owner
 	s        *Scheduler
-	onCancel func() error
-	done     *Completion
-	waitFrom int64  // when the handler's Wait began
-	resumeAt int64  // when it resumes
-	next     *Timer // live list
-	prev     *Timer
+	fn       TimerFunc
+	data     any // TimerOptions.Data
+	cad      keyed.Cadence
+	tick     Tick // up to its timer: the rest is cold
+
+	then      TimerFunc // Wait's continuation; nil when the handler ends
+	slot      *slot
+	blockedBy *Timer // an older generation of the key, running at registration
+	onCancel  func() error
+	done      *Completion
+	waitFrom  int64  // when the handler's Wait began
+	resumeAt  int64  // when it resumes
+	next      *Timer // live list
+	prev      *Timer
+	_         [timerSize - 368]byte
 }
 
 type keyedState struct {
@@ -406,8 +422,7 @@ func (o *Owner) RegisterTimer(key string, opts TimerOptions, fn TimerFunc) (*Tim
 	sl := o.slots[key]
 	var t *Timer
 	if sl == nil {
-		// A key's slot shares its first generation's allocation: a tick
-		// reads both, and this way the slot is not one more cache miss.
+		// A key's slot shares its first generation's allocation.
 		ts := &slotTimer{}
 		sl, t = &ts.slot, &ts.Timer
 		o.slots[key] = sl
@@ -417,12 +432,23 @@ func (o *Owner) RegisterTimer(key string, opts TimerOptions, fn TimerFunc) (*Tim
 	if old := sl.cur; old != nil {
 		old.Cancel()
 	}
+	// Never concurrent: an older generation's running handler holds the
+	// key until it ends. Generations older than the last are cancelled,
+	// so none of them starts again: the last one, or what it waits for.
+	var blocked *Timer
+	if prev := sl.last; prev != nil {
+		if prev.running {
+			blocked = prev
+		} else if b := prev.blockedBy; b != nil && b.running {
+			blocked = b
+		}
+	}
 	sl.gen++
-	*t = Timer{s: s, owner: o, slot: sl, key: s.seq<<tagBits | tagTimer, fn: fn, onCancel: opts.OnCancel,
-		cad: keyed.NewCadence(first, int64(opts.Interval), opts.Overrun)}
+	*t = Timer{s: s, owner: o, slot: sl, blockedBy: blocked, blocked: blocked != nil, delayed: opts.Overrun.Policy == keyed.DelayNextTick, key: s.seq<<tagBits | tagTimer, fn: fn, onCancel: opts.OnCancel,
+		data: opts.Data, cad: keyed.NewCadence(first, int64(opts.Interval), opts.Overrun)}
 	t.ext = jobExt{group: o.group, label: opts.Label, name: opts.Name, data: opts.Data}
-	t.tick = Tick{Key: key, Generation: sl.gen, timer: t, data: opts.Data}
-	sl.cur = t
+	t.tick = Tick{Key: key, Generation: sl.gen, timer: t}
+	sl.cur, sl.last = t, t
 	k := s.keyedState()
 	t.next = k.live
 	if k.live != nil {
@@ -514,6 +540,14 @@ func (t *Timer) stop(ev Event) *Completion {
 func (t *Timer) finish() {
 	t.ended = true
 	t.waiting, t.parked = false, false
+	if t.blocked && !t.blockedBy.running {
+		t.blockedBy, t.blocked = nil, false
+	}
+	if t.slot.last == t && !t.blocked {
+		// Nothing of the key runs: a new generation waits for nobody, and
+		// the slot keeps nothing of t alive.
+		t.slot.last = nil
+	}
 	k := t.s.keyed
 	if t.prev != nil {
 		t.prev.next = t.next
@@ -544,7 +578,7 @@ func (t *Timer) requeueCounting(count bool) {
 		t.unqueue()
 		return
 	}
-	if b := t.slot.busy; b != nil && b != t {
+	if t.blocked && t.waitsForOlder() {
 		t.unqueue()
 		t.waiting = true
 		return
@@ -571,6 +605,16 @@ func (t *Timer) requeueCounting(count bool) {
 	t.queueAt(at)
 }
 
+// waitsForOlder reports whether the older generation t was registered
+// behind is still running; once it ended, t forgets it.
+func (t *Timer) waitsForOlder() bool {
+	if t.blockedBy.running {
+		return true
+	}
+	t.blockedBy, t.blocked = nil, false
+	return false
+}
+
 func (t *Timer) queueAt(at int64) {
 	if t.queued {
 		t.s.q.Update(t.qid, at, t.key)
@@ -594,8 +638,8 @@ func (s *Scheduler) fireTimer(id timerq.ID, when int64, key uint64, t *Timer) er
 	var err error
 	if t.running {
 		t.tick.waited = s.now - t.waitFrom
-		then := t.tick.then
-		t.tick.then = nil
+		then := t.then
+		t.then, t.hasThen = nil, false
 		err = s.runHandler(t, then)
 	} else {
 		err = s.startTick(t)
@@ -608,7 +652,7 @@ func (s *Scheduler) fireTimer(id timerq.ID, when int64, key uint64, t *Timer) er
 
 // startTick delivers the tick due now, if the owner and the key allow it.
 func (s *Scheduler) startTick(t *Timer) error {
-	if b := t.slot.busy; b != nil && b != t {
+	if t.blocked && t.waitsForOlder() {
 		t.unqueue()
 		t.waiting = true
 		return nil
@@ -633,23 +677,24 @@ func (s *Scheduler) startTick(t *Timer) error {
 			Key: t.tick.Key, Generation: t.tick.Generation, DeliveryIndex: tk.DeliveryIndex, SkippedTicks: tk.SkippedTicks})
 	}
 	t.running = true
-	t.slot.busy = t
 	return s.runHandler(t, t.fn)
 }
 
 // runHandler runs fn, the handler's start or a Wait's continuation, and
 // then either queues its resumption or ends it.
 func (s *Scheduler) runHandler(t *Timer, fn TimerFunc) error {
-	t.tick.live = true
+	t.live = true
 	err := fn(&t.tick)
-	t.tick.live = false
-	if t.tick.then != nil && !s.dropped {
+	t.live = false
+	if t.hasThen && !s.dropped {
 		t.waitFrom, t.resumeAt = s.now, s.now+t.tick.waitNs
 		t.resumed = true
 		t.queueAt(t.resumeAt)
 		return err
 	}
-	t.tick.then = nil
+	if t.hasThen { // a Wait on a dropped scheduler
+		t.then, t.hasThen = nil, false
+	}
 	s.handlerEnded(t)
 	return err
 }
@@ -657,23 +702,33 @@ func (s *Scheduler) runHandler(t *Timer, fn TimerFunc) error {
 // handlerEnded ends t's running handler at Now().
 func (s *Scheduler) handlerEnded(t *Timer) {
 	t.running = false
-	if t.slot.busy == t {
-		t.slot.busy = nil
-	}
-	if t.canceled {
-		t.unqueue()
-		if !t.ended {
-			t.finish()
+	if !t.canceled {
+		// startTick queued the next tick already. It moves only if the
+		// handler waited or the policy re-anchored the grid, or is
+		// dropped if an Admitter withdrew meanwhile; a lease only
+		// lengthens while its timer runs, and the handler's other
+		// changes (cancel, drop, transfer) requeue for themselves or
+		// move the grid.
+		moved := false
+		if t.delayed { // the other policies keep their grid
+			before := t.cad.Due()
+			t.cad.Ended(s.now)
+			moved = t.cad.Due() != before
 		}
-	} else {
-		// startTick queued the next tick already; it moves only if the
-		// handler waited or the policy re-anchored the grid.
-		before := t.cad.Due()
-		t.cad.Ended(s.now)
-		t.requeueCounting(t.resumed || t.cad.Due() != before)
+		if moved || t.resumed || s.dropped || t.owner.adm != nil {
+			t.requeueCounting(t.resumed || moved)
+		}
+		t.resumed = false
+		return
+	}
+	t.unqueue()
+	if !t.ended {
+		t.finish()
 	}
 	t.resumed = false
-	if c := t.slot.cur; c != nil && c != t && c.waiting {
+	// The generation that replaced t may wait for it (the current one is
+	// never t: registering it cancelled t).
+	if c := t.slot.cur; c != nil && c.waiting {
 		c.waiting = false
 		c.requeue()
 	}
@@ -703,7 +758,7 @@ func (s *Scheduler) cancelTimers(g *Group, ev Event) []*Timer {
 				// the handler's first call runs goes; a Wait's resumption
 				// comes back.
 				t.queued = false
-				if !t.tick.live {
+				if !t.live {
 					running = append(running, t)
 				}
 			}

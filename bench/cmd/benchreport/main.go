@@ -406,6 +406,17 @@ var tables = []table{
 		note: "Targets: fake-timers-node / ours ≥ 2.5; metronome-lua (runtime-scheduler) / ours ≥ 0.67 (the loop at most 1.5x its fire).",
 	},
 	{
+		title:  "Scene W1 on keyed timers",
+		about:  "Scene W1 with register_timer in place of schedule_every (bench/w1_keyed.lua; -tick: callbacks that take their tick, bench/w1_keyed_tick.lua), whole scene per fire.",
+		metric: "ns/fire",
+		ours:   impl{"metronome-lua-keyed", "BenchmarkW1/metronome-lua-keyed"},
+		peers: []impl{
+			{"metronome-lua", "BenchmarkW1/metronome-lua"},
+			{"metronome-lua-keyed-tick", "BenchmarkW1/metronome-lua-keyed-tick"},
+		},
+		note: "Target: metronome-lua (schedule_every) / ours ≥ 0.67 (a keyed fire at most 1.5x an interval's).",
+	},
+	{
 		title:  "Scene W1, no-op Lua callbacks",
 		about:  "Scene W1 with empty interval callbacks (bench/w1_noop.lua): the scheduler plus one Go-to-Lua call per fire.",
 		metric: "ns/fire",
@@ -425,9 +436,10 @@ var tables = []table{
 		peers: []impl{
 			{"go-container-heap", "BenchmarkW1/go-container-heap"},
 			{"afterfunc-synctest", "BenchmarkW1/afterfunc-synctest"},
+			{"metronome-go-keyed", "BenchmarkW1/metronome-go-keyed"},
 			{"metronome-lua", "BenchmarkW1/metronome-lua"},
 		},
-		note: "metronome-lua is listed here to show what a Lua callback costs over a Go one.",
+		note: "metronome-go-keyed: the same scene on keyed timers (RegisterTimer). metronome-lua is listed here to show what a Lua callback costs over a Go one.",
 	},
 	{
 		title:  "timerq: sharded wheel, insert+cancel",

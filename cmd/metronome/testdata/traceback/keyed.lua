@@ -1,5 +1,5 @@
--- A keyed callback runs as a coroutine, whose frames are gone when its
--- error comes out: the traceback names the job alone, with no blank line.
+-- A keyed callback runs as a coroutine: its error's traceback lists its
+-- frames all the same, then the job.
 local Temporal = require "temporal"
 local hs = require("app-host").scheduler
 local function helper() error("boom") end
