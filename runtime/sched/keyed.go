@@ -170,7 +170,7 @@ type Timer struct {
 	resumeAt  int64  // when it resumes
 	next      *Timer // live list
 	prev      *Timer
-	_         [timerSize - 368]byte
+	_         [timerSize - 360]byte
 }
 
 type keyedState struct {
