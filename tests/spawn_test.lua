@@ -127,6 +127,27 @@ test("s:wait suspends a keyed callback that declares no parameter too", function
   t:eq(take(), { "waited@13" })
 end)
 
+test("a keyed callback that makes no call runs as a plain call: reading its tick still works", function(t)
+  local s = new()
+  local seen = {}
+  s:register_timer{ key = "k", interval = ms(10), callback = function(tick)
+    seen[#seen + 1] = tick["delivery-index"]
+  end }
+  s:advance(ms(30))
+  t:eq(seen, { 1, 2, 3 })
+end)
+
+test("s:wait reached through a metamethod of a keyed callback is a clear error", function(t)
+  local s = new()
+  local proxy = setmetatable({}, { __index = function() s:wait(ms(5)); return 1 end })
+  local n = 0
+  s:register_timer{ key = "k", interval = ms(10), callback = function() n = n + proxy.x end }
+  local ok, err = pcall(function() s:advance(ms(10)) end)
+  t:eq(ok, false)
+  t:ok(tostring(err):find("wait: allowed only inside", 1, true), tostring(err))
+  t:eq(n, 0)
+end)
+
 test("the app-host scheduler spawns and waits, counted in count and jobs", function(t)
   local hs = require("app-host").scheduler
   local log = {}

@@ -18,8 +18,9 @@ import (
 // shares one TimerFunc (keyedLua.fire), which finds the generation in the
 // timer's Data: a callback that declares no parameter cannot see its tick,
 // so it gets none and its Data is the function alone; it is still resumed,
-// since s:wait may suspend it. What one run of a handler needs (its thread,
-// a wait's request) is a pooled handlerRun.
+// since s:wait may suspend it, unless it makes no call at all (isLeaf): then
+// nothing in it can wait, and it runs as a plain call. What one run of a
+// handler needs (its thread, a wait's request) is a pooled handlerRun.
 
 const (
 	timerHandleType = "keyed timer"
@@ -75,6 +76,7 @@ func keyedOf(L *lua.LState) *keyedLua {
 // timer's Data.
 type timerRunner struct {
 	fn      *lua.LFunction
+	leaf    bool        // fn makes no call: it runs as a plain call (isLeaf)
 	run     *handlerRun // the handler running, if any
 	tick    *lua.LTable // the generation's tick table, refilled for each tick
 	skipped int64       // its skipped-ticks
@@ -94,20 +96,36 @@ type handlerRun struct {
 	cont    sched.TimerFunc
 }
 
-// start runs the callback for a new tick on a pooled thread.
+// leafCallback is the Data of a callback that declares no parameter and
+// makes no call (see isLeaf).
+type leafCallback struct{ fn *lua.LFunction }
+
+// start runs the callback for a new tick on a pooled thread, or, when it
+// cannot wait (isLeaf), as a plain call.
 func (k *keyedLua) start(t *sched.Tick) error {
+	d := t.Data()
+	if l, ok := d.(leafCallback); ok {
+		return k.callLeaf(l.fn, nil)
+	}
+	r, takesTick := d.(*timerRunner)
+	if takesTick && r.leaf {
+		return k.callLeaf(r.fn, k.tickTable(r, t))
+	}
 	run := k.newRun()
 	run.s, run.th = t.Scheduler(), k.thread()
 	k.running++
-	d := t.Data()
-	r, ok := d.(*timerRunner)
-	if !ok {
+	if !takesTick {
 		run.fn = d.(*lua.LFunction)
 		return run.resume(t, run.fn)
 	}
 	run.fn, run.gen, r.run = r.fn, r, run
-	// The handler never runs twice at once, so one table per generation
-	// serves every tick: refilling its keys allocates nothing.
+	return run.resume(t, run.fn, k.tickTable(r, t))
+}
+
+// tickTable returns the generation's tick table, filled for tick t. The
+// handler never runs twice at once, so one table per generation serves
+// every tick: refilling its keys allocates nothing.
+func (k *keyedLua) tickTable(r *timerRunner, t *sched.Tick) *lua.LTable {
 	tbl := r.tick
 	first := tbl == nil
 	if first {
@@ -131,7 +149,7 @@ func (k *keyedLua) start(t *sched.Tick) error {
 		tbl.RawSetString("skipped-ticks", tickIndex(t.SkippedTicks))
 	}
 	r.setFence(tbl, t.Fence, first)
-	return run.resume(t, run.fn, tbl)
+	return tbl
 }
 
 // newRun returns a free handlerRun.
@@ -245,6 +263,43 @@ func (r *handlerRun) end(reuse bool) {
 	}
 	r.fn, r.gen, r.th = nil, nil, nil
 	k.runs = append(k.runs, r)
+}
+
+// callLeaf runs a leaf callback on the main thread, as a plain job's
+// callback runs: it cannot wait, so it needs no coroutine. No runner is
+// current meanwhile, so s:wait reached through a metamethod fails as it
+// does outside any coroutine.
+func (k *keyedLua) callLeaf(fn *lua.LFunction, tick *lua.LTable) error {
+	prev := k.cur
+	k.cur = nil
+	k.main.Push(fn)
+	nargs := 0
+	if tick != nil {
+		k.main.Push(tick)
+		nargs = 1
+	}
+	err := k.cbs.call(k.main, fn, nargs)
+	k.cur = prev
+	return err
+}
+
+// isLeaf reports whether fn is Lua code that makes no call: no CALL,
+// TAILCALL or generic-for iterator call. Such a function cannot reach
+// s:wait or tick:wait but through a metamethod, and gopher-lua cannot
+// yield from a metamethod either (the coroutine is not resumable after),
+// so it runs as a plain call instead of on a coroutine: the resume costs
+// more than such a callback's whole body.
+func isLeaf(fn *lua.LFunction) bool {
+	if fn.IsG {
+		return false
+	}
+	for _, inst := range fn.Proto.Code {
+		switch int(inst >> 26) { // the opcode, as gopher-lua encodes it
+		case lua.OP_CALL, lua.OP_TAILCALL, lua.OP_TFORLOOP:
+			return false
+		}
+	}
+	return true
 }
 
 // cannotSeeArgs reports whether fn is a Lua function that declares no
@@ -361,8 +416,11 @@ func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
 	// A callback that declares no parameter cannot read its tick: its
 	// generation is the function alone.
 	var data any = cb
-	if !cannotSeeArgs(cb) {
-		data = &timerRunner{fn: cb}
+	switch {
+	case !cannotSeeArgs(cb):
+		data = &timerRunner{fn: cb, leaf: isLeaf(cb)}
+	case isLeaf(cb):
+		data = leafCallback{cb}
 	}
 	t, err := o.RegisterTimer(string(key), sched.TimerOptions{Interval: iv, Delay: delay, Overrun: ov, OnCancel: onCancel, Label: where(L), Name: opts.label(), Data: data}, keyedOf(L).fire)
 	raiseError(L, luaCall{fn, 2, true}, err)

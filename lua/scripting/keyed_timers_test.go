@@ -71,3 +71,32 @@ func TestKeyedCallbackThreadsArePooled(t *testing.T) {
 		t.Fatalf("pool %d, running %d; want 1 and 0", len(k.pool), k.running)
 	}
 }
+
+func TestIsLeafFindsEveryCall(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	for _, c := range []struct {
+		src  string
+		leaf bool
+	}{
+		{"return function() n = n + 1 end", true},
+		{"return function(t) seen[#seen + 1] = t['delivery-index'] .. 'x' end", true},
+		{"return function() f() end", false},
+		{"return function() return f() end", false},
+		{"return function(t) t:wait(1) end", false},
+		{"return function() for _ in next, {} do end end", false},
+		{"return function() local g = function() f() end end", true}, // makes g, calls nothing
+	} {
+		if err := L.DoString(c.src); err != nil {
+			t.Fatal(err)
+		}
+		fn := L.Get(-1).(*lua.LFunction)
+		L.Pop(1)
+		if got := isLeaf(fn); got != c.leaf {
+			t.Errorf("isLeaf(%s) = %v, want %v", c.src, got, c.leaf)
+		}
+	}
+	if isLeaf(L.NewFunction(func(*lua.LState) int { return 0 })) {
+		t.Error("isLeaf(a Go function) = true, want false")
+	}
+}
