@@ -26,8 +26,8 @@ import (
 // counter. Three things are touched without a shard's lock: stopped, an
 // atomic read under the shard's mutex, so an Add that passes its check is
 // seen by the Clear that follows a Stop's lock of that shard; the hints (a
-// sync.Pool and an atomic counter); and each shard's spare flag, written
-// with its mutex held and read by Adds without it. The last two only
+// sync.Pool and an atomic counter); and each shard's room and spare flags,
+// written with its mutex held and read by Adds without it. The last two only
 // choose a shard: a stale flag sends an Add to a shard that then grows its
 // arena or has room after all, and every Add still locks the shard it
 // writes, so nothing but the choice can be stale.
@@ -52,15 +52,26 @@ type shard[V any] struct {
 	mu    sync.Mutex
 	w     *Wheel[V]
 	seq   uint64
-	spare atomic.Bool // w can take an entry without allocating; see Add
-	_     [100]byte   // 128 bytes a shard: no two shards' fields share a cache line
+	room  atomic.Bool // w can take an entry without allocating; see Add
+	spare atomic.Bool // w holds at least spareMin freed entries; see Add
+	_     [96]byte    // 128 bytes a shard: no two shards' fields share a cache line
 }
 
-// publish updates spare after a change to w, with mu held. It stores only
-// when the answer changes, which is rare: an arena page has room for 1,024
-// entries, and a shard whose page is full usually has freed entries.
+// spareMin is how many freed entries draw another P's adds to a shard.
+// A shard that merely has room (a page part used, an entry or two freed)
+// does not: two goroutines whose shards take turns having one free entry
+// would otherwise move onto one shard and contend on its lock.
+const spareMin = 256
+
+// publish updates room and spare after a change to w, with mu held. It
+// stores only when an answer changes, which is rare: an arena page has
+// room for 1,024 entries, and a shard whose page is full usually has
+// freed entries.
 func (sh *shard[V]) publish() {
-	if r := sh.w.roomy(); sh.spare.Load() != r {
+	if r := sh.w.roomy(); sh.room.Load() != r {
+		sh.room.Store(r)
+	}
+	if r := sh.w.freed() >= spareMin; sh.spare.Load() != r {
 		sh.spare.Store(r)
 	}
 }
@@ -134,7 +145,7 @@ func (s *Sharded[V]) Add(when int64, v V) (Handle, error) {
 			h = &shardHint{i: s.nhints.Add(1) - 1}
 		}
 		i = h.i & mask
-		if !s.shards[i].spare.Load() {
+		if !s.shards[i].room.Load() {
 			// Its arena would grow: if another shard has room, the entries
 			// freed there, move to it. Adds then follow removes, and a
 			// hint the GC dropped for one on another shard does not make
@@ -176,8 +187,13 @@ func (s *Sharded[V]) Remove(h Handle) bool {
 	sh := &s.shards[h.shard-1]
 	sh.mu.Lock()
 	_, ok := sh.w.RemoveSeq(h.id, h.seq)
-	if ok && !sh.spare.Load() { // the entry freed is room
-		sh.spare.Store(true)
+	if ok {
+		if !sh.room.Load() { // the entry freed is room
+			sh.room.Store(true)
+		}
+		if !sh.spare.Load() && sh.w.freed() >= spareMin {
+			sh.spare.Store(true)
+		}
 	}
 	sh.mu.Unlock()
 	return ok

@@ -269,6 +269,9 @@ func (w *Wheel[V]) settle() {
 
 // roomy reports whether a Push would allocate nothing: an ID is free, or
 // the last arena page has room.
+// freed returns how many IDs wait on the free list: handed out, not pending.
+func (w *Wheel[V]) freed() int { return int(w.size) - w.n }
+
 func (w *Wheel[V]) roomy() bool {
 	return w.free != noEntry || w.size&pageMask != 0 && w.size < maxWheel
 }
