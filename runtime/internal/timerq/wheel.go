@@ -90,10 +90,10 @@ type wentry[V any] struct {
 type Wheel[V any] struct {
 	_ noCopy
 
-	pages [][]wentry[V] // the arena, by ID: page id>>pageBits
-	free  int32         // first free ID, or noEntry
-	size  int32         // IDs handed out so far (the arena's high water)
-	n     int           // pending entries
+	pages []*[1 << pageBits]wentry[V] // the arena, by ID: page id>>pageBits (fixed-size: one bounds check)
+	free  int32                       // first free ID, or noEntry
+	size  int32                       // IDs handed out so far (the arena's high water)
+	n     int                         // pending entries
 
 	heads []int32   // first entry of each list, by list (levels, overflow, ready)
 	occ   []uint64  // a bit per level slot: its list is not empty
@@ -281,7 +281,7 @@ func (w *Wheel[V]) grow() int32 {
 		panic("timerq.Wheel.Push: the wheel holds 2^30-1 entries")
 	}
 	if int(w.size)>>pageBits == len(w.pages) {
-		w.pages = append(w.pages, make([]wentry[V], 1<<pageBits))
+		w.pages = append(w.pages, new([1 << pageBits]wentry[V]))
 	}
 	id := w.size
 	w.size++
