@@ -160,3 +160,60 @@ test("the app-host scheduler spawns and waits, counted in count and jobs", funct
   t:eq(h:is_active(), false)
   t:eq(hs:count(), 0)
 end)
+
+-- gopher-lua runs metamethods, pcall'd functions and library callbacks as a
+-- nested VM run: a yield there could not be resumed (the next resume hit a
+-- Go nil pointer). Lua 5.1 refuses such a yield, and so does Metronome.
+local ACROSS = "attempt to yield across a metamethod or C-call boundary"
+
+test("coroutine.yield inside pcall inside a coroutine is refused at once", function(t)
+  local co = coroutine.create(function()
+    local ok, err = pcall(function() coroutine.yield("in pcall") end)
+    return ok, err
+  end)
+  local resumed, ok, err = coroutine.resume(co)
+  t:eq(resumed, true)
+  t:eq(ok, false)
+  t:ok(tostring(err):find(ACROSS, 1, true), tostring(err))
+  t:eq(coroutine.status(co), "dead")
+end)
+
+test("coroutine.yield from a metamethod, an iterator or a sort comparator is refused", function(t)
+  local x = setmetatable({}, { __add = function() coroutine.yield("add"); return 1 end })
+  local bodies = {
+    function() return x + 1 end,
+    function() for _ in function() coroutine.yield("iter") end do end end,
+    function() table.sort({ 3, 2, 1 }, function(a, b) coroutine.yield("sort"); return a < b end) end,
+  }
+  for i, body in ipairs(bodies) do
+    local co = coroutine.create(body)
+    local ok, err = coroutine.resume(co)
+    t:eq(ok, false, "body " .. i)
+    t:ok(tostring(err):find(ACROSS, 1, true), tostring(err))
+    t:eq(coroutine.status(co), "dead")
+  end
+end)
+
+test("s:wait and tick:wait inside pcall fail with the same error, and the work goes on", function(t)
+  local s = new()
+  local errs = {}
+  s:spawn(function()
+    local ok, err = pcall(function() s:wait(ms(5)) end)
+    errs[#errs + 1] = ok and "waited" or err
+  end)
+  s:register_timer{ key = "k", interval = ms(10), callback = function(tick)
+    local ok, err = pcall(function() tick:wait(ms(5)) end)
+    errs[#errs + 1] = ok and "waited" or err
+  end }
+  s:advance(ms(10))
+  t:eq(#errs, 2)
+  for _, e in ipairs(errs) do t:ok(tostring(e):find(ACROSS, 1, true), tostring(e)) end
+  t:eq(s:count(), 1) -- the keyed timer, still registered
+end)
+
+test("a coroutine resumed inside a metamethod still yields at its own top level", function(t)
+  local co = coroutine.create(function() coroutine.yield("top"); return "end" end)
+  local x = setmetatable({}, { __index = function() local _, v = coroutine.resume(co); return v end })
+  t:eq(x.a, "top")
+  t:eq(x.b, "end")
+end)

@@ -449,6 +449,12 @@ func installCoroutines(L *lua.LState, g *governor) {
 		th, _ := L.Get(1).(*lua.LState)
 		return run(L, th, resume.GFunction)
 	}))
+	if yield, ok := co.RawGetString("yield").(*lua.LFunction); ok && yield.IsG {
+		co.RawSetString("yield", L.NewFunction(func(L *lua.LState) int {
+			refuseNestedYield(L, "coroutine.yield")
+			return yield.GFunction(L)
+		}))
+	}
 	co.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
 		n := wrap.GFunction(L)
 		wrapped, ok := L.Get(-1).(*lua.LFunction)

@@ -340,6 +340,7 @@ func (k *keyedLua) tickWait(L *lua.LState) int {
 	if d < 0 {
 		argError(L, 2, "wait", "duration must be >= 0, got "+d.String())
 	}
+	refuseNestedYield(L, "tick:wait")
 	r.run.waitReq, r.run.waitFor = true, d
 	return L.Yield()
 }

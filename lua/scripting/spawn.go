@@ -104,6 +104,7 @@ func wait(L *lua.LState, s *sched.Scheduler) int {
 	if c == nil || c.thread() != L || c.scheduler() != s {
 		raise(L, "wait: allowed only inside a function this scheduler runs as a coroutine (one given to its spawn, or a keyed timer's callback); schedule a callback instead")
 	}
+	refuseNestedYield(L, "wait")
 	c.setWait(d)
 	return L.Yield()
 }
