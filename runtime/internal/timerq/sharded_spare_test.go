@@ -2,15 +2,15 @@ package timerq
 
 import (
 	"math/rand/v2"
-	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
 // A goroutine that cancels and re-adds timers keeps the arenas at their
-// size, even when the GC drops its shard hint for one naming another
-// shard (the race detector's sync.Pool drops them more often still):
-// adds go where removes freed entries, and no arena grows while another
-// has room.
+// size, even when its shard hint comes to name another shard (its stack
+// moved, or another goroutine pushed it off a shard): adds go where
+// removes freed entries, and no arena grows while another has room.
 func TestShardedAddsFollowRemoves(t *testing.T) {
 	s, err := NewSharded[int](DefaultGeometry(), 0, 4)
 	if err != nil {
@@ -32,8 +32,9 @@ func TestShardedAddsFollowRemoves(t *testing.T) {
 	}
 	before := capacity()
 	for round := range 20 {
-		runtime.GC()
-		runtime.GC() // a second GC empties the pools' victim caches
+		for k := range s.hints { // every hint names another shard
+			s.hints[k].Store(uint32(round))
+		}
 		for range 500 {
 			k := r.IntN(n)
 			if !s.Remove(hs[k]) {
@@ -50,5 +51,78 @@ func TestShardedAddsFollowRemoves(t *testing.T) {
 	// One page of slack: an Add may race ahead of a flag, never by more.
 	if got := capacity(); got > before+1<<pageBits {
 		t.Fatalf("the arenas grew from %d to %d entries for %d pending", before, got, n)
+	}
+}
+
+// Two goroutines that meet on a shard part: the Add whose TryLock fails
+// takes the next shard, and its hint follows, so its next Add goes there
+// at once, with no TryLock that fails.
+func TestShardedAddsPartOnALockedShard(t *testing.T) {
+	s, err := NewSharded[int](DefaultGeometry(), 0, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range s.hints { // every goroutine's hint names shard 0
+		s.hints[k].Store(0)
+	}
+	s.shards[0].mu.Lock() // another goroutine's Add on shard 0
+	h, err := s.Add(5, 1)
+	s.shards[0].mu.Unlock()
+	if err != nil || h.shard != 2 {
+		t.Fatalf("Add beside a locked shard 0 = shard %d, %v; want shard 1", int(h.shard)-1, err)
+	}
+	moved := 0
+	for k := range s.hints {
+		switch v := s.hints[k].Load(); v {
+		case 0:
+		case 1:
+			moved++
+		default:
+			t.Fatalf("hint %d names shard %d, want 0 or 1", k, v)
+		}
+	}
+	if moved != 1 {
+		t.Fatalf("%d hints moved to shard 1, want the Add's one", moved)
+	}
+	if h2, _ := s.Add(6, 2); h2.shard != 2 {
+		t.Fatalf("the next Add went to shard %d, want 1 as its hint says", int(h2.shard)-1)
+	}
+	if !s.Remove(h) || s.Len() != 1 {
+		t.Fatalf("Remove of the first entry failed, or Len = %d, want 1", s.Len())
+	}
+}
+
+// An Add's hint is its goroutine's: the same slot, call after call, from
+// the same frame, and goroutines alive at once, each on a stack of its
+// own, spread over the slots.
+func TestShardedHintIsPerGoroutine(t *testing.T) {
+	s, err := NewSharded[int](DefaultGeometry(), 0, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := s.hint()
+	for range 100 {
+		if s.hint() != first {
+			t.Fatal("one goroutine's hint changed between calls")
+		}
+	}
+	const n = 16
+	slots := make(chan *atomic.Uint32)
+	release := make(chan struct{}) // no stack is freed, and reused, before all are read
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			slots <- s.hint()
+			<-release
+		})
+	}
+	seen := map[*atomic.Uint32]bool{}
+	for range n {
+		seen[<-slots] = true
+	}
+	close(release)
+	wg.Wait()
+	if len(seen) < 2 {
+		t.Fatalf("%d goroutines took %d hint slot(s), want them spread", n, len(seen))
 	}
 }
