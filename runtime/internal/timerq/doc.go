@@ -187,9 +187,10 @@
 //
 // [Sharded] is the wheel for many goroutines: a power of two of Wheels,
 // each behind its own mutex on its own cache lines. Add goes to a shard
-// kept per P (through a sync.Pool; the next shard when that one is locked)
-// and numbers the entry there, so adds on different cores rarely meet and
-// never share a counter; a [Handle] names the shard, so Remove locks only it. One
+// kept per goroutine (a hint found by its stack address; the next shard,
+// which the hint then keeps, when that one is locked) and numbers the
+// entry there, so adds from different goroutines rarely meet and never
+// share a counter; a [Handle] names the shard, so Remove locks only it. One
 // goroutine at a time calls Due, which takes every due entry out of each
 // shard in turn and calls fn for each, in (when, seq) order, with no lock
 // held: fn may Add and Remove. Whichever of Remove and Due takes an entry

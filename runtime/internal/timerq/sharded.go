@@ -12,8 +12,8 @@ import (
 
 // Sharded is a [Wheel] that many goroutines may Add to and Remove from at
 // once: shards wheels, each behind its own mutex, with an Add going to the
-// shard of its P (the next one if that one is locked, one with room if
-// that one's arena would grow). One goroutine at a time moves them (Due,
+// shard of its goroutine's hint (the next one if that one is locked, one
+// with room if that one's arena would grow). One goroutine at a time moves them (Due,
 // Next).
 //
 // Memory ordering: every field of a shard's wheel is read and written only
@@ -130,19 +130,19 @@ func (s *Sharded[V]) SetLogger(l *slog.Logger) {
 	}
 }
 
-// Add queues v at deadline when on its P's shard and returns its handle.
-// Safe from any goroutine; ErrStopped after Stop. It allocates nothing
-// but, rarely, a 4-byte hint after a GC dropped its P's, and an arena page
-// when no shard has room.
+// Add queues v at deadline when on its goroutine's shard and returns its
+// handle. Safe from any goroutine; ErrStopped after Stop. It allocates
+// nothing but an arena page when no shard has room.
 //
-// When its P's shard would have to grow its arena and another shard has a
-// free entry, the Add goes there and the P's hint follows: a goroutine
-// that cancels timers and sets new ones fills the entries its cancels
-// freed, wherever they were added, so the arenas stay at the most ever
-// pending. Without that, the adds of a P whose hint changed (the GC drops
-// sync.Pool's objects) went to a new shard while its removes freed
-// entries in the old one: in cancel-readd at 1M the arenas grew by 1 to
-// 12 B an operation, and an arena never shrinks.
+// When its shard would have to grow its arena and another shard has a
+// free entry, the Add goes there and the goroutine's hint follows: a
+// goroutine that cancels timers and sets new ones fills the entries its
+// cancels freed, wherever they were added, so the arenas stay at the most
+// ever pending. Without that, the adds of a goroutine whose hint changed
+// (its stack moved, another goroutine pushed it off a shard) went to a new
+// shard while its removes freed entries in the old one: in cancel-readd
+// at 1M the arenas grew by 1 to 12 B an operation, and an arena never
+// shrinks.
 func (s *Sharded[V]) Add(when int64, v V) (Handle, error) {
 	mask := uint32(len(s.shards) - 1)
 	h := s.hint()

@@ -126,3 +126,23 @@ func TestShardedHintIsPerGoroutine(t *testing.T) {
 		t.Fatalf("%d goroutines took %d hint slot(s), want them spread", n, len(seen))
 	}
 }
+
+// An Add into a shard with room and a Remove allocate nothing, hint
+// included.
+func TestShardedAddRemoveAllocateNothing(t *testing.T) {
+	s, err := NewSharded[int](DefaultGeometry(), 0, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := s.Add(1e9, 1) // the first page of the goroutine's shard
+	s.Remove(h)
+	allocs := testing.AllocsPerRun(1000, func() {
+		h, err := s.Add(2e9, 2)
+		if err != nil || !s.Remove(h) {
+			t.Fatalf("Add then Remove: %v", err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("Add then Remove allocated %v times, want 0", allocs)
+	}
+}
