@@ -13,8 +13,8 @@ import (
 // Sharded is a [Wheel] that many goroutines may Add to and Remove from at
 // once: shards wheels, each behind its own mutex, with an Add going to the
 // shard of its goroutine's hint (the next one if that one is locked, one
-// with room if that one's arena would grow). One goroutine at a time moves them (Due,
-// Next).
+// with room if that one's arena would grow). One goroutine at a time
+// moves them (Due, Next).
 //
 // Memory ordering: every field of a shard's wheel is read and written only
 // with that shard's mutex held, so each shard is linearizable on its own:
@@ -162,8 +162,10 @@ func (s *Sharded[V]) Add(when int64, v V) (Handle, error) {
 	}
 	sh := &s.shards[i]
 	if !sh.mu.TryLock() { // taken: the next shard is likely free
-		i = (i + 1) & mask
-		h.Store(i) // and the goroutines part
+		if mask != 0 {
+			i = (i + 1) & mask
+			h.Store(i) // and the goroutines part
+		}
 		sh = &s.shards[i]
 		sh.mu.Lock()
 	}
