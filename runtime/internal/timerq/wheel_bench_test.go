@@ -85,12 +85,7 @@ func benchInsertCancel(b *testing.B, impl string, readd bool, n, g int, d benchD
 		ops = func(part, count int) {
 			for i := part; i < count*g; i += g {
 				if readd {
-					p := int(d.picks[i&d.mask])
-					p -= p % g
-					p += part
-					if p >= n {
-						p = part
-					}
+					p := d.pick(i, part, g, n)
 					s.Remove(hs[p])
 					hs[p], _ = s.Add(d.keys[i&d.mask], x)
 				} else {
@@ -116,12 +111,7 @@ func benchInsertCancel(b *testing.B, impl string, readd bool, n, g int, d benchD
 				mu.Lock()
 				seq++
 				if readd {
-					p := int(d.picks[i&d.mask])
-					p -= p % g
-					p += part
-					if p >= n {
-						p = part
-					}
+					p := d.pick(i, part, g, n)
 					h.Remove(ids[p])
 					ids[p] = h.Push(d.keys[i&d.mask], seq, x)
 				} else {
@@ -147,12 +137,7 @@ func benchInsertCancel(b *testing.B, impl string, readd bool, n, g int, d benchD
 			for i := part; i < count*g; i += g {
 				dl := time.Hour + time.Duration(d.keys[i&d.mask])
 				if readd {
-					p := int(d.picks[i&d.mask])
-					p -= p % g
-					p += part
-					if p >= n {
-						p = part
-					}
+					p := d.pick(i, part, g, n)
 					ts[p].Stop()
 					ts[p] = time.AfterFunc(dl, f)
 				} else {
@@ -322,4 +307,15 @@ func BenchmarkVirtualDay(b *testing.B) {
 func mix(h uint64, when int64, v int) uint64 {
 	h ^= uint64(when)*0x9e3779b97f4a7c15 + uint64(v)
 	return h*0xff51afd7ed558ccd + 1
+}
+
+// pick is the timer that operation i of goroutine part (of g) cancels in
+// cancel-readd: a random one among those part set up (index % g == part).
+func (d benchData) pick(i, part, g, n int) int {
+	p := int(d.picks[i&d.mask])
+	p += part - p%g
+	if p >= n {
+		p = part
+	}
+	return p
 }
