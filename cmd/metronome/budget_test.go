@@ -58,7 +58,7 @@ func TestRunDrainBudget(t *testing.T) {
 			s:update(1000)`,
 		"interval 1e-6 ms, stepped by the script": `
 			require("runtime-timers").Interval{ ["interval-ms"] = 1e-6, callback = function() end }
-			require("app-host").scheduler:update(1)`,
+			require("app-host").scheduler:update(1000)`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := writeScript(t, "f.lua", src)

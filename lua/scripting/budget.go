@@ -15,11 +15,18 @@ import (
 // The governor enforces a state's budgets (Options.Budget, DrainBudget,
 // MemoryLimit, Context). gopher-lua stops its VM between two instructions
 // only through the state's context: with one set it selects on ctx.Done()
-// before each instruction. The governor is that context. Its Done channel is
-// closed when a budget runs out (by a timer that ticks only while Lua runs
-// under a frame), when the heap passes the limit, or when Options.Context
-// is done; the VM then raises ctx.Err(), the governor's message, and the
-// frame that owns the budget reopens the channel for the next call.
+// before each instruction. The state's context is a stopCtx the governor
+// cancels when a budget runs out, when the heap passes the limit, or when
+// Options.Context is done; the VM then raises its error, and the frame that
+// owns the budget catches it and gives the state a fresh stopCtx for the
+// next call.
+//
+// Time is counted in epochs, not read per call: a timer bumps the epoch
+// every period while Lua runs under a frame, and a frame entered at epoch
+// e with a budget of k periods trips once the epoch reaches e+k+1, so never
+// early and at most about a period late. Entering and leaving a callback
+// costs a few loads and stores of the state's own goroutine; only a change
+// of the innermost deadline is published to the timer.
 //
 // Frames nest: a main chunk (PCall), a drain (advance, update, step...),
 // a callback. A frame's deadline is min(its own, its outer frame's), so a
@@ -43,12 +50,12 @@ type frame struct {
 	fn       *lua.LFunction // kindCall, kindCallback: what runs
 	name     string         // kindDrain: the call ("advance")
 	limit    time.Duration  // its own budget; 0: none
-	deadline int64          // its own, in governor time; noDeadline without a limit
+	deadline int64          // its own, in epochs; noDeadline without a limit
 	eff      int64          // min(deadline, outer eff)
 	fires    int64          // governor.fires at entry
 }
 
-type tripKind uint8
+type tripKind uint32
 
 const (
 	tripNone tripKind = iota
@@ -58,25 +65,32 @@ const (
 )
 
 // governor is a state's budgets. Its fields below mu are shared with the
-// timer goroutine; the rest belong to the goroutine running the state.
+// timer goroutine and Options.Context's cancellation; the rest belong to
+// the goroutine running the state.
 type governor struct {
 	budget, drain time.Duration
 	memLimit      int64
 	memBase       uint64 // live heap at NewState
 	period        time.Duration
-	t0            time.Time
+	budgetTicks   int64 // budget in epochs, rounded up, plus the epoch under way
+	drainTicks    int64
+	timed         bool // a budget or memory limit: the timer runs under frames
+	main          *lua.LState
 
-	frames []frame
-	fires  int64 // callbacks entered
-	owner  int   // index in frames of the trip's owner; -1 none, -2 unknown
+	frames    []frame
+	fires     int64 // callbacks entered
+	owner     int   // index in frames of the trip's owner; -1 none, -2 unknown, -3 all
+	published int64 // the last eff stored
 
-	ch       chan struct{} // Done; replaced (under mu) only by this goroutine
-	deadline atomic.Int64  // effective deadline of the innermost frame; 0: idle
-	ticking  atomic.Bool
-	timer    *time.Timer
+	epoch   atomic.Int64  // periods ticked under frames
+	eff     atomic.Int64  // effective deadline of the innermost frame; 0: idle
+	trip    atomic.Uint32 // a tripKind; tripNone while Lua may run
+	ticking atomic.Bool
+	timer   *time.Timer
 
 	mu        sync.Mutex
-	trip      tripKind
+	ctx       *stopCtx // replaced, by the state's goroutine, when a trip is caught
+	parent    context.Context
 	tripAt    int64
 	heapSeen  uint64
 	cancelErr error
@@ -99,7 +113,7 @@ func installBudget(L *lua.LState, opts Options) {
 	if opts.Budget > 0 || opts.DrainBudget > 0 || opts.MemoryLimit > 0 || opts.Context != nil {
 		g = &governor{
 			budget: max(opts.Budget, 0), drain: max(opts.DrainBudget, 0), memLimit: max(opts.MemoryLimit, 0),
-			t0: time.Now(), owner: -2, ch: make(chan struct{}),
+			owner: -2, main: L, parent: opts.Context,
 		}
 		g.period = tickPeriod
 		for _, d := range []time.Duration{g.budget, g.drain} {
@@ -107,18 +121,21 @@ func installBudget(L *lua.LState, opts Options) {
 				g.period = max(d/4, time.Millisecond)
 			}
 		}
+		g.budgetTicks, g.drainTicks = g.ticks(g.budget), g.ticks(g.drain)
+		g.timed = g.budget > 0 || g.drain > 0 || g.memLimit > 0
 		if g.memLimit > 0 {
 			g.memBase = heapLive()
 		}
 		g.timer = time.AfterFunc(time.Hour, g.tick)
 		g.timer.Stop()
+		g.ctx = newStopCtx(g)
 		ud := L.NewUserData()
 		ud.Value = g
 		L.G.Registry.RawSetString(governorKey, ud)
-		L.SetContext(g)
+		L.SetContext(g.ctx)
 		if opts.Context != nil {
 			ctx := opts.Context
-			context.AfterFunc(ctx, func() { g.cancel(ctx.Err()) })
+			context.AfterFunc(ctx, func() { g.cancel(context.Cause(ctx)) })
 		}
 		base := L.G.Global
 		for _, name := range []string{"pcall", "xpcall"} {
@@ -130,44 +147,169 @@ func installBudget(L *lua.LState, opts Options) {
 	installCoroutines(L, g)
 }
 
-// tickPeriod is how often the timer looks at the clock and the heap while
-// Lua runs under a frame: a runaway stops within its budget plus about this.
+// tickPeriod is how often the timer bumps the epoch and looks at the heap
+// while Lua runs under a frame: a runaway stops within its budget plus
+// about this.
 const tickPeriod = 5 * time.Millisecond
 
-// The governor is the context.Context of the state and of its coroutines.
-
-func (g *governor) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (g *governor) Done() <-chan struct{}       { return g.ch }
-func (g *governor) Value(any) any               { return nil }
-
-// Err is what the VM raises once Done is closed.
-func (g *governor) Err() error {
-	msg := g.message()
-	// gopher-lua's RaiseError treats its argument as a format.
-	return budgetErr(strings.ReplaceAll(msg, "%", "%%"))
+// ticks is limit in epochs: the periods it spans, rounded up, plus one for
+// the period already under way when a frame enters. 0 for no limit.
+func (g *governor) ticks(limit time.Duration) int64 {
+	if limit <= 0 {
+		return 0
+	}
+	return int64((limit+g.period-1)/g.period) + 1
 }
 
-// AfterFunc keeps context.WithCancel, which gopher-lua's NewThread calls
-// for each coroutine, from starting a goroutine per coroutine: coroutines
-// watch the governor itself (installCoroutines sets it on each resume).
-func (g *governor) AfterFunc(func()) func() bool { return func() bool { return true } }
+// stopCtx is the context of a state's Lua (L.Context()), a plain
+// cancelable context: Done is closed once, when a budget runs out, the heap
+// passes its limit or Options.Context is done, and Err then returns that
+// trip's error, which is context.DeadlineExceeded for a budget and
+// context.Canceled otherwise under errors.Is. Contexts derived from it are
+// cancelled with it. Once the call whose budget ran out has caught the
+// error, the state runs under a new stopCtx.
+type stopCtx struct {
+	g    *governor
+	done chan struct{}
 
-type budgetErr string
+	mu   sync.Mutex
+	err  error
+	fns  map[int]func()
+	next int
+}
 
-func (e budgetErr) Error() string { return string(e) }
+func newStopCtx(g *governor) *stopCtx { return &stopCtx{g: g, done: make(chan struct{})} }
 
-func (g *governor) now() int64 { return int64(time.Since(g.t0)) }
+// Deadline is Options.Context's: a budget is wall time spent running Lua,
+// not an instant.
+func (c *stopCtx) Deadline() (time.Time, bool) {
+	if c.g.parent != nil {
+		return c.g.parent.Deadline()
+	}
+	return time.Time{}, false
+}
+
+func (c *stopCtx) Done() <-chan struct{} { return c.done }
+
+func (c *stopCtx) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *stopCtx) Value(key any) any {
+	if c.g.parent != nil {
+		return c.g.parent.Value(key)
+	}
+	return nil
+}
+
+// AfterFunc lets context.WithCancel and context.AfterFunc wait for c
+// without a goroutine each: f runs in a goroutine of its own once c is
+// done. Coroutines share c rather than deriving contexts from it (see
+// newThread), so nothing registers here per coroutine.
+func (c *stopCtx) AfterFunc(f func()) (stop func() bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		go f()
+		return func() bool { return false }
+	}
+	if c.fns == nil {
+		c.fns = map[int]func(){}
+	}
+	id := c.next
+	c.next++
+	c.fns[id] = f
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, ok := c.fns[id]
+		delete(c.fns, id)
+		return ok
+	}
+}
+
+// cancel closes c with err; false if it was done already.
+func (c *stopCtx) cancel(err error) bool {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return false
+	}
+	c.err = err
+	close(c.done)
+	fns := c.fns
+	c.fns = nil
+	c.mu.Unlock()
+	for _, f := range fns {
+		go f()
+	}
+	return true
+}
+
+// tripError is a stopCtx's Err: its text is the governor's message,
+// rendered when first read, which the VM does on the state's goroutine as
+// it raises it.
+type tripError struct {
+	g     *governor
+	kind  tripKind
+	cause error // tripCancel: Options.Context's cause
+	once  sync.Once
+	text  string
+}
+
+func (e *tripError) Error() string {
+	e.once.Do(func() {
+		// gopher-lua's RaiseError treats its argument as a format.
+		e.text = strings.ReplaceAll(e.g.message(), "%", "%%")
+	})
+	return e.text
+}
+
+func (e *tripError) Is(target error) bool {
+	if e.kind == tripTime {
+		return target == context.DeadlineExceeded
+	}
+	return target == context.Canceled
+}
+
+func (e *tripError) Unwrap() error { return e.cause }
+
+// Done and Err are those of the state's current context.
+func (g *governor) Done() <-chan struct{} { return g.ctx.done }
+func (g *governor) Err() error            { return g.ctx.Err() }
+
+// adopt gives th the state's current context, shared, not derived.
+func (g *governor) adopt(th *lua.LState) {
+	if th.Context() != context.Context(g.ctx) {
+		th.SetContext(g.ctx)
+	}
+}
+
+// newThread is L.NewThread sharing the state's context: NewThread derives
+// one with context.WithCancel, which a thread never cancels, so each
+// coroutine would stay registered with its parent until a budget ran out.
+func newThread(L *lua.LState) *lua.LState {
+	ctx := L.RemoveContext()
+	th, _ := L.NewThread()
+	if ctx != nil {
+		L.SetContext(ctx)
+		th.SetContext(ctx)
+	}
+	return th
+}
 
 // enter pushes f, or returns the standing budget error without pushing.
-func (g *governor) enter(f frame) error {
-	if g.standing() {
+func (g *governor) enter(f frame, ticks int64) error {
+	if g.trip.Load() != 0 && g.standing() {
 		return &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(g.message())}
 	}
-	f.deadline = noDeadline
-	if f.limit > 0 {
-		f.deadline = g.now() + int64(f.limit)
+	f.deadline, f.eff = noDeadline, noDeadline
+	if ticks > 0 {
+		f.deadline = g.epoch.Load() + ticks
+		f.eff = f.deadline
 	}
-	f.eff = f.deadline
 	if n := len(g.frames); n > 0 {
 		f.eff = min(f.eff, g.frames[n-1].eff)
 	}
@@ -176,10 +318,7 @@ func (g *governor) enter(f frame) error {
 	}
 	f.fires = g.fires
 	g.frames = append(g.frames, f)
-	g.deadline.Store(f.eff)
-	if !g.ticking.Load() && g.ticking.CompareAndSwap(false, true) {
-		g.timer.Reset(g.period)
-	}
+	g.publish(f.eff)
 	return nil
 }
 
@@ -187,29 +326,41 @@ func (g *governor) enter(f frame) error {
 // a standing trip clears it.
 func (g *governor) leave(err error) error {
 	n := len(g.frames) - 1
-	if g.tripped() {
+	if g.trip.Load() != 0 {
 		g.findOwner()
 		if g.owner == n || g.owner == -1 {
 			g.reset()
 		}
 	}
+	kind := g.frames[n].kind
 	g.frames = g.frames[:n]
-	if n > 0 {
-		g.deadline.Store(g.frames[n-1].eff)
-	} else {
-		g.deadline.Store(0)
+	switch {
+	case n == 0:
+		g.publish(0)
+	case kind == kindCallback && g.frames[n-1].kind == kindDrain:
+		// The drain's Go code runs until its next callback, which
+		// publishes again, or until it ends: the callback's deadline,
+		// no later than the drain's, stands meanwhile. Should it pass,
+		// the trip has no owner and the next frame clears it.
+	default:
+		g.publish(g.frames[n-1].eff)
 	}
 	return err
 }
 
-func (g *governor) tripped() bool {
-	select {
-	case <-g.ch:
-		return true
-	default:
-		return false
+// publish shows the timer eff, the innermost frame's deadline (0: no
+// frame), and starts it ticking.
+func (g *governor) publish(eff int64) {
+	if eff != g.published {
+		g.published = eff
+		g.eff.Store(eff)
+	}
+	if g.timed && eff != 0 && !g.ticking.Load() && g.ticking.CompareAndSwap(false, true) {
+		g.timer.Reset(g.period)
 	}
 }
+
+func (g *governor) tripped() bool { return g.trip.Load() != 0 }
 
 // standing reports whether a trip stands for the frames now open: one that
 // no frame owns any more is cleared.
@@ -233,7 +384,7 @@ func (g *governor) findOwner() {
 		return
 	}
 	g.mu.Lock()
-	kind, at := g.trip, g.tripAt
+	kind, at := tripKind(g.trip.Load()), g.tripAt
 	g.mu.Unlock()
 	g.owner = -1
 	switch kind {
@@ -253,60 +404,73 @@ func (g *governor) findOwner() {
 	}
 }
 
-// reset reopens Done after a trip its owner has caught; a cancelled
-// context stays tripped.
+// reset gives the state a new, live context after a trip its owner has
+// caught; a cancelled Options.Context stays tripped. It runs on the
+// state's goroutine: the threads that may run Lua next (the main thread
+// and the current thread's chain of resumers) take the new context now,
+// the others when resumed.
 func (g *governor) reset() {
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	if g.cancelErr != nil {
-		g.trip = tripCancel
+		if g.trip.Load() != uint32(tripCancel) {
+			g.trip.Store(uint32(tripCancel))
+			g.ctx.cancel(&tripError{g: g, kind: tripCancel, cause: g.cancelErr})
+		}
 		g.owner = -3
+		g.mu.Unlock()
 		return
 	}
-	g.trip, g.owner = tripNone, -2
-	g.ch = make(chan struct{})
+	g.owner = -2
+	g.ctx = newStopCtx(g)
+	g.trip.Store(uint32(tripNone))
+	g.mu.Unlock()
+	for th := g.main.G.CurrentThread; th != nil; th = th.Parent {
+		g.adopt(th)
+	}
+	g.adopt(g.main)
 }
 
-// fire closes Done once, for the first trip.
+// fire trips the state's context once, for the first trip.
 func (g *governor) fire(kind tripKind, at int64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.trip == tripNone {
-		g.trip, g.tripAt = kind, at
-		close(g.ch)
+	if g.trip.Load() == uint32(tripNone) {
+		g.tripAt = at
+		g.trip.Store(uint32(kind))
+		g.ctx.cancel(&tripError{g: g, kind: kind})
 	}
 }
 
 func (g *governor) cancel(err error) {
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.cancelErr = err
-	if g.trip == tripNone {
-		g.trip = tripCancel
-		close(g.ch)
+	if g.trip.Load() == uint32(tripNone) {
+		g.trip.Store(uint32(tripCancel))
+		g.ctx.cancel(&tripError{g: g, kind: tripCancel, cause: err})
 	}
-	g.mu.Unlock()
 }
 
 // tick runs on the timer's goroutine while a frame is open.
 func (g *governor) tick() {
-	dl := g.deadline.Load()
+	dl := g.eff.Load()
 	if dl == 0 {
 		g.ticking.Store(false)
 		// enter may have armed a frame after the Load: tick on for it
 		// unless it started the timer itself.
-		if g.deadline.Load() == 0 || !g.ticking.CompareAndSwap(false, true) {
+		if g.eff.Load() == 0 || !g.ticking.CompareAndSwap(false, true) {
 			return
 		}
-		dl = g.deadline.Load()
+		dl = g.eff.Load()
 	}
-	if now := g.now(); now >= dl {
-		g.fire(tripTime, now)
+	if e := g.epoch.Add(1); e >= dl {
+		g.fire(tripTime, e)
 	} else if g.memLimit > 0 {
 		if live := heapLive(); live > g.memBase && int64(live-g.memBase) > g.memLimit {
 			g.mu.Lock()
 			g.heapSeen = live
 			g.mu.Unlock()
-			g.fire(tripMemory, now)
+			g.fire(tripMemory, e)
 		}
 	}
 	g.timer.Reset(g.period)
@@ -316,7 +480,7 @@ func (g *governor) tick() {
 func (g *governor) message() string {
 	g.findOwner()
 	g.mu.Lock()
-	kind, seen, cerr := g.trip, g.heapSeen, g.cancelErr
+	kind, seen, cerr := tripKind(g.trip.Load()), g.heapSeen, g.cancelErr
 	g.mu.Unlock()
 	switch kind {
 	case tripCancel:
@@ -434,8 +598,8 @@ func installCoroutines(L *lua.LState, g *governor) {
 		if nesting >= maxResumeNesting {
 			raise(L, "coroutine.resume: more than %d coroutines resumed inside one another", maxResumeNesting)
 		}
-		if g != nil && th != nil && th.Context() != context.Context(g) {
-			th.SetContext(g)
+		if g != nil && th != nil {
+			g.adopt(th)
 		}
 		nesting++
 		defer func() { nesting-- }()
@@ -455,8 +619,17 @@ func installCoroutines(L *lua.LState, g *governor) {
 			return yield.GFunction(L)
 		}))
 	}
+	mk := wrap.GFunction
+	if g != nil {
+		// Threads take the state's context when resumed (run adopts):
+		// made without one, they derive none.
+		mk = unshared(wrap.GFunction)
+		if c, ok := co.RawGetString("create").(*lua.LFunction); ok && c.IsG {
+			co.RawSetString("create", L.NewFunction(unshared(c.GFunction)))
+		}
+	}
 	co.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
-		n := wrap.GFunction(L)
+		n := mk(L)
 		wrapped, ok := L.Get(-1).(*lua.LFunction)
 		if n != 1 || !ok || len(wrapped.Upvalues) != 1 {
 			return n
@@ -470,6 +643,19 @@ func installCoroutines(L *lua.LState, g *governor) {
 	}))
 }
 
+// unshared runs orig, which makes a thread, with L's context set aside, so
+// that the thread derives none from it (see newThread).
+func unshared(orig lua.LGFunction) lua.LGFunction {
+	return func(L *lua.LState) int {
+		ctx := L.RemoveContext()
+		if ctx == nil {
+			return orig(L)
+		}
+		defer L.SetContext(ctx)
+		return orig(L)
+	}
+}
+
 // budgetCall runs call, a protected call Go makes into Lua (a main chunk, a
 // test body, a hook) with its function and nargs arguments on the stack,
 // under L's budget (Options.Budget). Without budgets it is call().
@@ -479,7 +665,7 @@ func budgetCall(L *lua.LState, nargs int, call func() error) error {
 		return call()
 	}
 	fn, _ := L.Get(-nargs - 1).(*lua.LFunction)
-	if err := g.enter(frame{kind: kindCall, fn: fn, limit: g.budget}); err != nil {
+	if err := g.enter(frame{kind: kindCall, fn: fn, limit: g.budget}, g.budgetTicks); err != nil {
 		L.Pop(nargs + 1)
 		return err
 	}
@@ -502,7 +688,7 @@ func drain(L *lua.LState, name string, f func() error) error {
 	if g == nil {
 		return f()
 	}
-	if err := g.enter(frame{kind: kindDrain, name: name, limit: g.drain}); err != nil {
+	if err := g.enter(frame{kind: kindDrain, name: name, limit: g.drain}, g.drainTicks); err != nil {
 		return err
 	}
 	return g.leave(f())
@@ -511,7 +697,7 @@ func drain(L *lua.LState, name string, f func() error) error {
 // callbackFrame opens the frame of a callback's protected call; leave
 // closes it.
 func (g *governor) callbackFrame(fn *lua.LFunction) error {
-	return g.enter(frame{kind: kindCallback, fn: fn, limit: g.budget})
+	return g.enter(frame{kind: kindCallback, fn: fn, limit: g.budget}, g.budgetTicks)
 }
 
 // patternCheck is how the pattern matcher asks whether to stop: nil

@@ -2,6 +2,7 @@ package scripting
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -199,4 +200,62 @@ func TestNoBudgetNoContext(t *testing.T) {
 	if L2.Context() == nil {
 		t.Fatal("a state with a budget has no context")
 	}
+}
+
+// The state's context keeps context.Context's rules: Err is nil until Done
+// is closed and the same error after; contexts derived from it and
+// context.AfterFunc see a budget run out; the next call runs under a new,
+// live context.
+func TestBudgetContextKeepsTheContextRules(t *testing.T) {
+	L, _ := budgetState(t, Options{Budget: testBudget})
+	ctx := L.Context()
+	if ctx.Done() != ctx.Done() {
+		t.Fatal("Done returned two channels")
+	}
+	if err := ctx.Err(); err != nil {
+		t.Fatalf("Err before Done is closed: %v", err)
+	}
+	child, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ran := make(chan struct{})
+	context.AfterFunc(ctx, func() { close(ran) })
+
+	wantErr(t, chunk(t, L, `while true do end`), "ran past its 50ms budget")
+	for name, ch := range map[string]<-chan struct{}{"Done": ctx.Done(), "a derived context": child.Done(), "AfterFunc": ran} {
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: not done 10s after the budget ran out", name)
+		}
+	}
+	err := ctx.Err()
+	if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != err {
+		t.Fatalf("Err = %v, then %v; want one error that is context.DeadlineExceeded", err, ctx.Err())
+	}
+	if !errors.Is(child.Err(), context.DeadlineExceeded) {
+		t.Fatalf("derived context's Err = %v", child.Err())
+	}
+	if next := L.Context(); next == ctx || next.Err() != nil {
+		t.Fatalf("after the trip: context %p (was %p), Err %v; want a new, live one", next, ctx, next.Err())
+	}
+	if err := chunk(t, L, `x = 1`); err != nil {
+		t.Fatalf("next chunk: %v", err)
+	}
+}
+
+// A cancelled Options.Context cancels the state's context with its cause.
+func TestBudgetContextCarriesTheCause(t *testing.T) {
+	parent, cancel := context.WithCancelCause(context.Background())
+	L, _ := budgetState(t, Options{Context: parent})
+	cause := errors.New("shutting down")
+	cancel(cause)
+	select {
+	case <-L.Context().Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the state's context is not done 10s after its parent")
+	}
+	if err := L.Context().Err(); !errors.Is(err, context.Canceled) || !errors.Is(err, cause) {
+		t.Fatalf("Err = %v; want context.Canceled and the cause", err)
+	}
+	wantErr(t, chunk(t, L, `x = 1`), "interrupted: shutting down")
 }

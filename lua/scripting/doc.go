@@ -85,9 +85,12 @@
 // xpcall and coroutines re-raise it until it reaches the call whose budget
 // ran out, and the state and its schedulers go on afterwards. All are off by
 // default; then the state has no context and costs nothing. With any of
-// them the state's context is the governor, which gopher-lua checks before
-// every instruction, and a timer ticks while Lua runs (no goroutine stays
-// behind: nothing to close).
+// them the state has a context (L.Context()) that gopher-lua checks before
+// every instruction and that is cancelled when a budget runs out, as any
+// context.Context is: derived contexts and context.AfterFunc see it. Once
+// the call whose budget ran out has caught the error, the state runs under
+// a new context. A timer counts time in ticks while Lua runs, so entering a
+// callback reads no clock (no goroutine stays behind: nothing to close).
 //
 // # Threading
 //

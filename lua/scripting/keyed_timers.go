@@ -1,7 +1,6 @@
 package scripting
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/yuin/gopher-lua"
@@ -52,7 +51,7 @@ func keyedOf(L *lua.LState) *keyedLua {
 	main := L.G.MainThread
 	k := &keyedLua{main: main, cbs: callbacksOf(main)}
 	k.fire = k.start
-	k.idle, _ = main.NewThread()
+	k.idle = newThread(main)
 	k.wait = L.NewFunction(k.tickWait)
 	k.index = L.NewFunction(func(L *lua.LState) int {
 		key, ok := L.Get(2).(lua.LString)
@@ -210,17 +209,14 @@ func (k *keyedLua) thread() *lua.LState {
 		k.pool = k.pool[:n-1]
 		return th
 	}
-	th, _ := k.main.NewThread()
-	return th
+	return newThread(k.main)
 }
 
 // resumeOn resumes th with fn(args...) under the callback budget of cb,
 // with cur as the coroutine s:wait may suspend.
 func (k *keyedLua) resumeOn(th *lua.LState, cb *lua.LFunction, cur coroutineRunner, fn *lua.LFunction, args ...lua.LValue) (lua.ResumeState, error) {
 	if g := k.cbs.gov; g != nil {
-		if th.Context() != context.Context(g) {
-			th.SetContext(g) // a killed thread's own context was cancelled
-		}
+		g.adopt(th)
 		if err := g.callbackFrame(cb); err != nil {
 			return lua.ResumeError, err
 		}
