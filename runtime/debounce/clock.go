@@ -19,14 +19,19 @@ import (
 // A Timer may also have an Active() bool method, reporting whether it is
 // still pending; a Debouncer then notices a timer that was cancelled behind
 // its back (a scheduler's Clear) and treats the key as idle.
+//
+// A Debouncer calls AfterFunc and Stop without its lock held, so a clock
+// may run f before AfterFunc returns, or make Stop wait for a callback
+// that has started. It calls Now and Active with its lock held: they must
+// not wait for a callback.
 type Clock interface {
 	Now() time.Duration
 	AfterFunc(d time.Duration, f func() error) (Timer, error)
 }
 
 // Timer is a callback a Clock scheduled. Stop prevents it from running and
-// reports whether it did so, as time.Timer.Stop does; it does not wait for
-// a callback that has started.
+// reports whether it did so, as time.Timer.Stop does; it may or may not
+// wait for a callback that has started.
 type Timer interface {
 	Stop() bool
 }

@@ -71,14 +71,24 @@ type Debouncer[K comparable, A any] struct {
 	floors []floorAt[K] // throttle floors in the order they end
 	head   int          // floors[head:] are live
 	free   []*entry[K, A]
+	spare  int64 // a ceiling draw a refused touch gave back, when spared
+	spared bool
 }
 
-// entry is a key's state: a burst (timer set) and its throttle floor.
+// entry is a key's state: a burst and its throttle floor.
+//
+// The clock is called without d's lock, so a burst's timer is set after
+// the burst: each change of the wake-up (a burst, a push) takes the next
+// generation under the lock, and a timer acts only while its generation
+// is the entry's. Whoever sets a timer that is no longer current on its
+// return stops it; whoever replaces or ends a burst stops its timer if one
+// was set.
 type entry[K comparable, A any] struct {
 	key   K      // the key whose tag is cached
-	timer Timer  // nil: no burst; the entry only holds a floor
-	gen   uint64 // the timer's generation: a stale callback finds it moved
-	wake  int64  // the timer's deadline on the clock
+	timer Timer  // the burst's timer; nil until its AfterFunc returns
+	gen   uint64 // the burst's generation: a stale callback finds it moved
+	burst bool   // false: no burst; the entry only holds a floor
+	wake  int64  // the burst's wake-up on the clock
 	ceil  int64  // the burst's ceiling
 	floor int64  // no edge fires before it; 0 when none has been set
 	args  A
@@ -154,10 +164,10 @@ func (d *Debouncer[K, A]) Debounce(key K, args A) error {
 	now := d.clock.Now().Nanoseconds()
 	d.sweep(now)
 	e := d.keys[key]
-	if e != nil && e.timer != nil && !live(e.timer) {
-		e.timer = nil // cancelled behind our back: the burst is over
+	if e != nil && e.burst && e.timer != nil && !live(e.timer) {
+		e.burst, e.timer = false, nil // cancelled behind our back: the burst is over
 	}
-	if e != nil && e.timer != nil {
+	if e != nil && e.burst {
 		return d.push(key, e, now, args)
 	}
 	floor := int64(0)
@@ -173,78 +183,150 @@ func (d *Debouncer[K, A]) Debounce(key K, args A) error {
 	fresh := e == nil
 	if fresh {
 		e = d.newEntry(key)
-	}
-	t, err := d.after(key, e, e.gen+1, wake-now)
-	if err != nil {
-		if fresh {
-			d.release(e)
-		}
-		d.mu.Unlock()
-		return err
-	}
-	e.timer, e.gen, e.wake = t, e.gen+1, wake
-	e.ceil = noCeiling
-	if d.forceMax > 0 {
-		e.ceil = addSat(now, d.forceMin+d.rnd.Int64N(d.forceMax-d.forceMin+1))
-	}
-	if fresh {
 		d.keys[key] = e
+	}
+	// The burst is in place before the clock is called, which may run
+	// its callback before AfterFunc returns.
+	oldFloor, draw := e.floor, int64(-1)
+	e.gen++
+	gen := e.gen
+	e.burst, e.timer, e.wake, e.ceil = true, nil, wake, noCeiling
+	if d.forceMax > 0 {
+		draw = d.draw()
+		e.ceil = addSat(now, d.forceMin+draw)
+	}
+	if !lead {
+		e.args, e.due = args, true
+	} else if floor > e.floor {
+		e.floor = floor
+		d.floors = append(d.floors, floorAt[K]{floor, key})
 	}
 	if d.log != nil {
 		d.trace("debounce: burst", key, slog.Int64("now", now), slog.Int64("wake", wake), slog.Int64("ceiling", e.ceil), slog.Bool("leading", lead))
 	}
-	if !lead {
-		e.args, e.due = args, true
+	tag := d.tagOf(key, e)
+	d.mu.Unlock()
+
+	t, err := d.schedule(tag, key, e, gen, wake-now)
+
+	d.mu.Lock()
+	current := d.current(key, e, gen)
+	if err != nil {
+		if current { // refused: undo the burst, and keep the draw for the next
+			var zero A
+			e.burst, e.args, e.due, e.floor = false, zero, false, oldFloor
+			if draw >= 0 {
+				d.spare, d.spared = draw, true
+			}
+			if fresh || e.floor <= now {
+				delete(d.keys, key)
+				d.release(e)
+			}
+		}
 		d.mu.Unlock()
-		return nil
+		return err
 	}
-	if floor > e.floor {
-		e.floor = floor
-		d.floors = append(d.floors, floorAt[K]{floor, key})
+	if current {
+		e.timer, t = t, nil
 	}
 	d.mu.Unlock()
-	return d.fn(key, args)
+	if t != nil {
+		t.Stop() // the burst moved on (pushed, ended) while the clock ran
+	}
+	if lead {
+		return d.fn(key, args)
+	}
+	return nil
+}
+
+// current reports whether e is still key's entry in the burst of
+// generation gen.
+func (d *Debouncer[K, A]) current(key K, e *entry[K, A], gen uint64) bool {
+	return d.keys[key] == e && e.gen == gen && e.burst
+}
+
+// draw returns the next ceiling offset: a draw a refused touch gave back,
+// or a new one.
+func (d *Debouncer[K, A]) draw() int64 {
+	if d.spared {
+		d.spared = false
+		return d.spare
+	}
+	return d.rnd.Int64N(d.forceMax - d.forceMin + 1)
 }
 
 // push is a touch of key in a burst; it unlocks d.
 func (d *Debouncer[K, A]) push(key K, e *entry[K, A], now int64, args A) error {
-	defer d.mu.Unlock()
 	wake := max(min(addSat(now, d.busy), e.ceil), e.floor)
-	if wake > e.wake {
-		t, err := d.after(key, e, e.gen+1, wake-now)
-		if err != nil {
-			// A scheduler at its pending cap has room for the new job
-			// only once the old one is gone: try again without it, and
-			// put it back if that fails too.
-			e.timer.Stop()
-			if t, err = d.after(key, e, e.gen+1, wake-now); err != nil {
-				if t, rerr := d.after(key, e, e.gen+1, e.wake-now); rerr == nil {
-					e.timer, e.gen = t, e.gen+1
-				} else {
-					d.drop(key, e, now) // the burst is lost; err says why
-				}
-				return err
-			}
-		} else {
-			e.timer.Stop()
-		}
-		e.timer, e.gen, e.wake = t, e.gen+1, wake
-		if d.log != nil {
-			d.trace("debounce: push", key, slog.Int64("now", now), slog.Int64("wake", wake))
-		}
+	if wake <= e.wake {
+		e.args, e.due = args, true
+		d.mu.Unlock()
+		return nil
 	}
-	e.args, e.due = args, true
+	old, oldWake, oldArgs, oldDue := e.timer, e.wake, e.args, e.due
+	e.gen++
+	gen := e.gen
+	e.timer, e.wake, e.args, e.due = nil, wake, args, true
+	if d.log != nil {
+		d.trace("debounce: push", key, slog.Int64("now", now), slog.Int64("wake", wake))
+	}
+	tag := d.tagOf(key, e)
+	d.mu.Unlock()
+
+	t, err := d.schedule(tag, key, e, gen, wake-now)
+	if err != nil && old != nil {
+		// A scheduler at its pending cap has room for the new job only
+		// once the old one is gone: try again without it.
+		old.Stop()
+		old = nil
+		t, err = d.schedule(tag, key, e, gen, wake-now)
+	}
+	if err != nil {
+		// Put the burst back at its old wake-up, with its old arguments.
+		back, berr := d.schedule(tag, key, e, gen, max(oldWake-now, 0))
+		d.mu.Lock()
+		if d.current(key, e, gen) {
+			if berr == nil {
+				e.timer, e.wake, e.args, e.due = back, oldWake, oldArgs, oldDue
+				back = nil
+			} else {
+				d.drop(key, e, now) // the burst is lost; err says why
+			}
+		}
+		d.mu.Unlock()
+		if back != nil {
+			back.Stop()
+		}
+		return err
+	}
+	d.mu.Lock()
+	if d.current(key, e, gen) {
+		e.timer, t = t, nil
+	}
+	d.mu.Unlock()
+	if t != nil {
+		t.Stop()
+	}
+	if old != nil {
+		old.Stop()
+	}
 	return nil
 }
 
-// after schedules e's wake-up of generation gen, d from now.
-func (d *Debouncer[K, A]) after(key K, e *entry[K, A], gen uint64, dt int64) (Timer, error) {
+// tagOf returns key's tag on a keyed clock, made once per entry.
+func (d *Debouncer[K, A]) tagOf(key K, e *entry[K, A]) any {
+	if d.keyed != nil && e.tag == nil {
+		e.tag = d.keyed.keyTag(key)
+	}
+	return e.tag
+}
+
+// schedule asks the clock for e's wake-up of generation gen, dt from now.
+// It is called without d's lock.
+func (d *Debouncer[K, A]) schedule(tag any, key K, e *entry[K, A], gen uint64, dt int64) (Timer, error) {
 	f := func() error { return d.wake(key, e, gen) }
 	if d.keyed != nil {
-		if e.tag == nil {
-			e.tag = d.keyed.keyTag(key)
-		}
-		return d.keyed.afterFuncTagged(e.tag, time.Duration(dt), f)
+		return d.keyed.afterFuncTagged(tag, time.Duration(dt), f)
 	}
 	return d.clock.AfterFunc(time.Duration(dt), f)
 }
@@ -252,17 +334,23 @@ func (d *Debouncer[K, A]) after(key K, e *entry[K, A], gen uint64, dt int64) (Ti
 // wake is the timer of e, generation gen.
 func (d *Debouncer[K, A]) wake(key K, e *entry[K, A], gen uint64) error {
 	d.mu.Lock()
-	if d.keys[key] != e || e.gen != gen || e.timer == nil {
+	if !d.current(key, e, gen) {
 		d.mu.Unlock() // replaced, cancelled or flushed after it started
 		return nil
 	}
-	return d.end(key, e, d.clock.Now().Nanoseconds())
+	fire, args := d.end(key, e, d.clock.Now().Nanoseconds())
+	d.mu.Unlock()
+	if fire {
+		return d.fn(key, args)
+	}
+	return nil
 }
 
-// end closes e's burst at now, running fn if an edge is due; it unlocks d.
-func (d *Debouncer[K, A]) end(key K, e *entry[K, A], now int64) error {
-	fire := e.due && d.trailing
-	args := e.args
+// end closes e's burst at now and reports whether fn is to run, with
+// which arguments.
+func (d *Debouncer[K, A]) end(key K, e *entry[K, A], now int64) (fire bool, args A) {
+	fire = e.due && d.trailing
+	args = e.args
 	if fire && d.throttle > 0 {
 		e.floor = addSat(now, d.throttle)
 		d.floors = append(d.floors, floorAt[K]{e.floor, key})
@@ -271,11 +359,7 @@ func (d *Debouncer[K, A]) end(key K, e *entry[K, A], now int64) error {
 		d.trace("debounce: wake-up", key, slog.Int64("now", now), slog.Bool("fires", fire), slog.Int64("floor", e.floor))
 	}
 	d.drop(key, e, now)
-	d.mu.Unlock()
-	if fire {
-		return d.fn(key, args)
-	}
-	return nil
+	return fire, args
 }
 
 // trace logs one decision about key.
@@ -292,35 +376,45 @@ func (d *Debouncer[K, A]) Flush(key K) (ran bool, err error) {
 	now := d.clock.Now().Nanoseconds()
 	d.sweep(now)
 	e := d.keys[key]
-	if e == nil || e.timer == nil {
+	if e == nil || !e.burst {
 		d.mu.Unlock()
 		return false, nil
 	}
-	if !e.timer.Stop() && !live(e.timer) {
+	t := e.timer
+	if t != nil && !live(t) {
 		e.due = false // cancelled behind our back: nothing is pending
 	}
-	ran = e.due && d.trailing
-	return ran, d.end(key, e, now)
+	ran, args := d.end(key, e, now)
+	d.mu.Unlock()
+	if t != nil {
+		t.Stop()
+	}
+	if ran {
+		return true, d.fn(key, args)
+	}
+	return false, nil
 }
 
 // Cancel forgets key: its burst, its arguments and its throttle floor. It
 // reports whether the key had a burst pending.
 func (d *Debouncer[K, A]) Cancel(key K) bool {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	d.sweep(d.clock.Now().Nanoseconds())
 	e := d.keys[key]
 	if e == nil {
+		d.mu.Unlock()
 		return false
 	}
-	was := false
-	if e.timer != nil {
-		was = e.timer.Stop() || live(e.timer)
-	}
+	t := e.timer
+	was := e.burst && (t == nil || live(t))
 	delete(d.keys, key)
 	d.release(e)
 	if d.log != nil {
 		d.trace("debounce: cancel", key, slog.Bool("was-pending", was))
+	}
+	d.mu.Unlock()
+	if t != nil {
+		t.Stop()
 	}
 	return was
 }
@@ -331,7 +425,7 @@ func (d *Debouncer[K, A]) Pending(key K) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	e := d.keys[key]
-	return e != nil && e.timer != nil && live(e.timer)
+	return e != nil && e.pending()
 }
 
 // Len returns the number of pending keys.
@@ -340,17 +434,23 @@ func (d *Debouncer[K, A]) Len() int {
 	defer d.mu.Unlock()
 	n := 0
 	for _, e := range d.keys {
-		if e.timer != nil && live(e.timer) {
+		if e.pending() {
 			n++
 		}
 	}
 	return n
 }
 
+// pending reports whether e has a burst whose timer is pending (or on
+// its way: a touch is still in the clock's AfterFunc).
+func (e *entry[K, A]) pending() bool {
+	return e.burst && (e.timer == nil || live(e.timer))
+}
+
 // drop ends e's burst, keeping the entry only while its floor holds.
 func (d *Debouncer[K, A]) drop(key K, e *entry[K, A], now int64) {
 	var zero A
-	e.timer, e.args, e.due = nil, zero, false
+	e.timer, e.burst, e.args, e.due = nil, false, zero, false
 	if e.floor <= now {
 		delete(d.keys, key)
 		d.release(e)
@@ -372,7 +472,7 @@ func (d *Debouncer[K, A]) sweep(now int64) {
 		f := d.floors[d.head]
 		d.floors[d.head] = floorAt[K]{}
 		d.head++
-		if e := d.keys[f.key]; e != nil && e.timer == nil && e.floor <= now {
+		if e := d.keys[f.key]; e != nil && !e.burst && e.floor <= now {
 			delete(d.keys, f.key)
 			d.release(e)
 		}

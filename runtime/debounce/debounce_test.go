@@ -394,6 +394,12 @@ func TestRefusedTouchChangesNothing(t *testing.T) {
 	if got, want := s.List()[0].DueIn.Std(), time.Second+time.Duration(model.Int64N(int64(time.Second)+1)); got != want {
 		t.Fatalf("ceiling %v, want the first draw %v", got, want)
 	}
+	d.Cancel("a") // room for b, whose ceiling is the second draw: the refused touch gave its draw back
+	_ = d.Debounce("b", 1)
+	_ = d.Debounce("b", 2)
+	if got, want := s.List()[0].DueIn.Std(), time.Second+time.Duration(model.Int64N(int64(time.Second)+1)); got != want {
+		t.Fatalf("b's ceiling %v, want the second draw %v", got, want)
+	}
 	s.Drop()
 	if err := d.Debounce("c", 1); !errors.Is(err, sched.ErrDropped) {
 		t.Fatalf("on a dropped scheduler: %v", err)

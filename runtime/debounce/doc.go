@@ -83,9 +83,13 @@
 // # Concurrency
 //
 // A Debouncer is safe for concurrent use when its Clock is (the real-time
-// clocks are; the
-// virtual clock belongs to its scheduler's goroutine). fn runs without the
-// Debouncer's lock held, so it may touch keys; in real time it runs on
-// timer goroutines, so fn of different keys can run at once, and of one
-// key too when a leading edge races a trailing one without a floor.
+// clocks are; the virtual clock belongs to its scheduler's goroutine). fn
+// runs without the Debouncer's lock held, so it may touch keys; in real
+// time it runs on timer goroutines, so fn of different keys can run at
+// once, and of one key too when a leading edge races a trailing one
+// without a floor. The clock's AfterFunc and a timer's Stop are called
+// without the lock too: a clock may run a callback inside AfterFunc, or
+// wait in Stop for one that is running. Each move of a key's wake-up takes
+// a new generation under the lock, and a timer whose generation has moved
+// on fires nothing, so a touch racing its key's timer is delivered once.
 package debounce

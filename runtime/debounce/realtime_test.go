@@ -112,45 +112,84 @@ func burst(t *testing.T, makeClock func(*testing.T, func(error)) Clock) {
 
 // Touches racing a key's firing, flushes and cancels from several
 // goroutines: each touch is delivered by at most one firing, and the
-// race detector sees the locking.
+// race detector sees the locking. On a clock whose Stop waits for a
+// running callback too.
 func TestRealTimeConcurrentTouchFlushCancel(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var mu sync.Mutex
-		fired := 0
-		d, err := New(RealTime(nil), Config{Timeout: time.Millisecond, Throttle: time.Millisecond, Leading: true, Trailing: true},
-			func(key string, n int) error { mu.Lock(); fired++; mu.Unlock(); return nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		var wg sync.WaitGroup
-		for w := range 4 {
-			wg.Go(func() {
-				for i := range 200 {
-					_ = d.Debounce("k", i)
-					switch (i + w) % 7 {
-					case 3:
-						_, _ = d.Flush("k")
-					case 5:
-						d.Cancel("k")
-					}
-					if i%10 == 0 {
-						time.Sleep(time.Millisecond / 2)
-					}
-				}
-			})
-		}
-		wg.Wait()
-		time.Sleep(time.Second)
-		synctest.Wait()
-		mu.Lock()
-		defer mu.Unlock()
-		if fired == 0 || fired > 800 {
-			t.Fatalf("%d firings for 800 touches", fired)
-		}
-		if d.Pending("k") {
-			t.Fatal("still pending a second after the last touch")
-		}
+	for _, c := range []struct {
+		name  string
+		clock func() Clock
+	}{
+		{"time.AfterFunc", func() Clock { return RealTime(nil) }},
+		{"Stop waits", func() Clock { return waitingClock{time.Now()} }},
+	} {
+		t.Run(c.name, func(t *testing.T) { synctest.Test(t, func(t *testing.T) { touchFlushCancel(t, c.clock()) }) })
+	}
+}
+
+// waitingClock is RealTime with a Stop that waits for a callback that
+// has started.
+type waitingClock struct{ start time.Time }
+
+type waitingTimer struct {
+	t    *time.Timer
+	done chan struct{} // closed when the callback has returned
+}
+
+func (c waitingClock) Now() time.Duration { return time.Since(c.start) }
+
+func (waitingClock) AfterFunc(d time.Duration, f func() error) (Timer, error) {
+	w := &waitingTimer{done: make(chan struct{})}
+	w.t = time.AfterFunc(d, func() {
+		defer close(w.done)
+		_ = f()
 	})
+	return w, nil
+}
+
+func (w *waitingTimer) Stop() bool {
+	if w.t.Stop() {
+		return true
+	}
+	<-w.done
+	return false
+}
+
+func touchFlushCancel(t *testing.T, clock Clock) {
+	var mu sync.Mutex
+	fired := 0
+	d, err := New(clock, Config{Timeout: time.Millisecond, Throttle: time.Millisecond, Leading: true, Trailing: true},
+		func(key string, n int) error { mu.Lock(); fired++; mu.Unlock(); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 200 {
+				_ = d.Debounce("k", i)
+				switch (i + w) % 7 {
+				case 3:
+					_, _ = d.Flush("k")
+				case 5:
+					d.Cancel("k")
+				}
+				if i%10 == 0 {
+					time.Sleep(time.Millisecond / 2)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	time.Sleep(time.Second)
+	synctest.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if fired == 0 || fired > 800 {
+		t.Fatalf("%d firings for 800 touches", fired)
+	}
+	if d.Pending("k") {
+		t.Fatal("still pending a second after the last touch")
+	}
 }
 
 // A touch on a stopped service is the service's error and changes nothing.

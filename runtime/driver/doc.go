@@ -69,9 +69,9 @@
 // A callback that panics crashes the program, as with time.AfterFunc.
 //
 // A callback runs at most once: fire and Stop both take the entry out of
-// its shard under the shard's lock, and only the first finds it. Stop
-// returns true only if the callback will never run; false once it ran or
-// was handed to the pool.
+// its shard under the shard's lock, and only the first finds it.
+// Timer.Stop returns true only if the callback will never run; false once
+// it was taken out to run.
 //
 // Bad input is an [*OptionError] that names the method, the parameter and
 // what was expected, and changes nothing: a nil f, a negative d, a d whose
@@ -79,13 +79,23 @@
 // Pool(n < 1), a geometry timerq rejects and Shards out of [0, 256]. A
 // Schedule on a stopped service returns [ErrServiceStopped].
 //
-// Stop(ctx): Schedule fails from the call on; pending callbacks are
-// dropped and never run (a Schedule that returned before Stop's lock of
-// its shard is among them); the callback running finishes, and with Pool
-// the callbacks already handed over run; then the loop and every worker
-// exit. Stop returns nil when they are gone, or ctx.Err() first (they still
-// exit once the running callbacks return). It is idempotent. A callback
-// that calls Stop gets ctx.Err() at best, since Stop waits for it.
+// Service.Stop(ctx): from the call on, no callback starts. Schedule fails; pending callbacks are dropped (a
+// Schedule that returned before Stop's lock of its shard is among them),
+// and so are due ones that have not started: the rest of a batch due at
+// one instant, the pool's queue. The loop and each worker load one atomic
+// flag just before each callback and drop it once Stop has set it, so
+// only the callbacks already running when Stop is called finish (one
+// with Inline, one per worker with Pool):
+//
+//	Inline, 100 callbacks due at 1s, the first calls Stop:
+//	1s   callback 1 runs, calls Stop     the other 99 are dropped
+//	     Stop from another goroutine while callback 1 runs: the same
+//
+// Stop waits for the running callbacks, the loop and every worker: nil
+// when they are gone (after that nothing runs), or ctx.Err() first (they
+// still exit once the running callbacks return). It is idempotent. A
+// callback that calls Stop cannot be waited for by it: Stop returns only
+// when ctx ends, so a callback passes a context that is already done.
 //
 // With ServiceOptions.Logger set, the service logs its decisions (sleep
 // until, idle, woken by an earlier deadline, fire, stop) and the wheel its

@@ -85,10 +85,13 @@ type Service struct {
 	// target is the deadline the loop sleeps until, math.MaxInt64 while it
 	// is awake or idle. Schedule wakes the loop when it adds an earlier one.
 	target atomic.Int64
-	wake   chan struct{} // capacity 1: a pending wake-up
-	quit   chan struct{} // closed by Stop
-	done   chan struct{} // closed when the loop and the pool are gone
-	once   sync.Once
+	// stopping is set first thing by Stop; the loop and the workers load
+	// it just before each callback and drop the callback once it is set.
+	stopping atomic.Bool
+	wake     chan struct{} // capacity 1: a pending wake-up
+	quit     chan struct{} // closed by Stop
+	done     chan struct{} // closed when the loop and the pool are gone
+	once     sync.Once
 
 	pool    *pool // nil for Inline
 	wakes   atomic.Int64
@@ -128,7 +131,7 @@ func NewService(opts ServiceOptions) (*Service, error) {
 	}
 	s.target.Store(math.MaxInt64)
 	if opts.Strategy.pool {
-		s.pool = newPool(opts.Strategy.workers)
+		s.pool = newPool(opts.Strategy.workers, &s.stopping)
 	}
 	go s.loop()
 	return s, nil
@@ -141,8 +144,10 @@ type Timer struct {
 }
 
 // Stop cancels the callback: true means it was pending and now never runs;
-// false means it already ran, was handed to its worker, was stopped
-// before, or the service stopped.
+// false means it was already taken out to run (it was due: it runs, or
+// has run, unless the service stops before it starts), was stopped
+// before, or the service stopped. It does not wait for a callback that
+// has started.
 func (t Timer) Stop() bool {
 	return t.s != nil && t.s.q.Remove(t.h)
 }
@@ -190,15 +195,25 @@ func (s *Service) Schedule(d time.Duration, f func()) (Timer, error) {
 // Pending returns the number of callbacks waiting for their deadline.
 func (s *Service) Pending() int { return s.q.Len() }
 
-// Stop stops the service: Schedule fails with ErrServiceStopped from the
-// moment Stop is called, pending callbacks are dropped (they never run,
-// and Stop on their Timers reports false), a callback already running
-// finishes, and with Pool the callbacks already handed to the pool (they
-// were due) run before the workers exit. Stop returns nil once the loop
-// and every worker are gone, or ctx.Err() if ctx ends first; they still
-// exit afterwards, as soon as the callbacks running return. Stop may be
+// Stop stops the service. From the moment Stop is called no callback
+// starts: Schedule fails with ErrServiceStopped, pending callbacks are
+// dropped (Stop on their Timers reports false), and so are callbacks
+// already due that have not started (the rest of those due at one
+// instant, those queued for the pool's workers). The service checks just
+// before it calls each callback; a check that comes after Stop was called
+// drops the callback.
+//
+// Stop waits for the callbacks already running (at most one with Inline,
+// one per worker with Pool): it returns nil once they have returned and the
+// loop and every worker are gone, so after a nil return no callback runs.
+// If ctx ends first it returns ctx.Err(), and they still exit as soon as
+// the running callbacks return. A callback may call Stop, and no other
+// callback starts after that call, but Stop cannot wait for the callback
+// it is called from: it returns only when ctx ends, so pass a context that
+// is already done (Stop then returns ctx.Err() at once). Stop may be
 // called more than once and from any goroutine.
 func (s *Service) Stop(ctx context.Context) error {
+	s.stopping.Store(true)
 	s.once.Do(func() {
 		s.dropped = s.q.Stop()
 		close(s.quit)
@@ -216,7 +231,11 @@ func (s *Service) loop() {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
-	run := func(_ int64, f func()) { f() }
+	run := func(_ int64, f func()) {
+		if !s.stopping.Load() {
+			f()
+		}
+	}
 	var batch []func() // Pool: the due callbacks, handed over under one lock
 	if s.pool != nil {
 		run = func(_ int64, f func()) { batch = append(batch, f) }
@@ -283,19 +302,21 @@ func (s *Service) trace(msg string, attrs ...slog.Attr) {
 }
 
 // pool is n workers reading a FIFO of due callbacks. The FIFO is a ring
-// that grows and never blocks the loop.
+// that grows and never blocks the loop. A worker drops the callbacks it
+// takes once stopping is set.
 type pool struct {
-	mu      sync.Mutex
-	cond    sync.Cond
-	ring    []func()
-	head, n int
-	closing bool
-	workers int
-	wg      sync.WaitGroup
+	stopping *atomic.Bool
+	mu       sync.Mutex
+	cond     sync.Cond
+	ring     []func()
+	head, n  int
+	closing  bool
+	workers  int
+	wg       sync.WaitGroup
 }
 
-func newPool(n int) *pool {
-	p := &pool{ring: make([]func(), 64), workers: n}
+func newPool(n int, stopping *atomic.Bool) *pool {
+	p := &pool{ring: make([]func(), 64), workers: n, stopping: stopping}
 	p.cond.L = &p.mu
 	p.wg.Add(n)
 	for range n {
@@ -340,14 +361,19 @@ func (p *pool) work() {
 		p.head = (p.head + 1) % len(p.ring)
 		p.n--
 		p.mu.Unlock()
-		f()
+		if !p.stopping.Load() {
+			f()
+		}
 	}
 }
 
-// close lets the workers run what is queued, then waits for them to exit.
+// close drops what is queued (the service is stopping, so none of it
+// would start) and waits for the workers to exit.
 func (p *pool) close() {
 	p.mu.Lock()
 	p.closing = true
+	clear(p.ring)
+	p.head, p.n = 0, 0
 	p.mu.Unlock()
 	p.cond.Broadcast()
 	p.wg.Wait()
