@@ -267,6 +267,9 @@ local s = S.create{}
 s:schedule_once{ delay = T.duration{ milliseconds = 1 }, callback = function() s:advance(T.duration{}) end }
 print(pcall(s.advance, s, T.duration{ milliseconds = 1 }))
 s:drop() print(pcall(s.count, s), s:drop())`,
+	`print(load("return " .. ("{"):rep(1e5) .. ("}"):rep(1e5)), load(("do "):rep(1e5) .. ("end "):rep(1e5)))
+print(load("return " .. ("1+"):rep(3e5) .. "1"), load("return " .. ("function() return "):rep(1e4) .. "1" .. (" end"):rep(1e4)))
+local t = {} for i = 1, 2e4 do t[i] = "x" .. i .. "=" .. i end print(load(table.concat(t, " ")))`,
 	`local T = require "temporal"
 print(pcall(T.duration, { seconds = 1.5 }), pcall(T.duration, { years = 1 }), pcall(T.instant.parse, "2024-03-10T06:59:00"))
 print(pcall(T["recurrence-set"], { dtstart = "2024-03-09T02:30:00Z", rrule = "FREQ=DAILY" }))`,

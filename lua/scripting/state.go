@@ -70,6 +70,10 @@ type Options struct {
 	// Cluster, when set, claims keyed-timer owners made with an id across
 	// processes (see keyed_cluster.go); nil: an id is a label.
 	Cluster Cluster
+	// Source bounds the size, nesting and compile work of every chunk the
+	// state compiles: LoadFile, require, load and loadstring. Zero fields
+	// take the defaults.
+	Source SourceLimits
 }
 
 // NewState returns a state with the sandboxed standard library and the
@@ -85,8 +89,12 @@ type Options struct {
 // opts.Clock set to another clock than the system's, Temporal.clock.system()
 // raises unless opts.AllowWallClock.
 //
-// NewState panics if a loader in opts.Modules is nil.
+// NewState panics if a loader in opts.Modules is nil or a field of
+// opts.Source is negative.
 func NewState(opts Options) *lua.LState {
+	if s := opts.Source; s.Bytes < 0 || s.Depth < 0 || s.Work < 0 {
+		panic(fmt.Sprintf("scripting.NewState: Options.Source: want fields >= 0 (0 for the default), got %+v", s))
+	}
 	for name, loader := range opts.Modules {
 		if loader == nil {
 			panic(fmt.Sprintf("scripting.NewState: Options.Modules[%q] is a nil loader", name))
@@ -138,6 +146,7 @@ func NewState(opts Options) *lua.LState {
 	sb.installRequire(L)
 	installClockPolicy(L, opts)
 	installBudget(L, opts)
+	installSourceLimits(L, opts.Source)
 	return L
 }
 
@@ -150,7 +159,13 @@ type openedLib struct {
 // L.LoadFile, but refuses binary chunks and reports a syntax error the way
 // runtime errors read: "path:line: message near 'token'".
 func LoadFile(L *lua.LState, path string) (*lua.LFunction, error) {
-	src, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// One byte past the size limit is enough for checkSource to refuse it.
+	src, err := io.ReadAll(io.LimitReader(f, int64(sourceLimitsOf(L).Bytes)+1))
 	if err != nil {
 		return nil, err
 	}
@@ -169,8 +184,12 @@ func LoadFile(L *lua.LState, path string) (*lua.LFunction, error) {
 	return compileChunk(L, text, path)
 }
 
-// compileChunk parses src under chunkname with syntax errors as "chunk:line: msg".
+// compileChunk parses src under chunkname with syntax errors as
+// "chunk:line: msg", once checkSource has found it within L's source limits.
 func compileChunk(L *lua.LState, src, chunkname string) (*lua.LFunction, error) {
+	if err := checkSource(src, chunkname, sourceLimitsOf(L)); err != nil {
+		return nil, err
+	}
 	fn, err := L.Load(strings.NewReader(src), chunkname)
 	if err != nil {
 		return nil, &chunkError{msg: chunkErrorMessage(chunkname, err), err: err}
@@ -250,7 +269,8 @@ func sbLoad(L *lua.LState) int {
 	case *lua.LFunction:
 		chunkname = "<load>"
 		var b strings.Builder
-		for {
+		limit := sourceLimitsOf(L).Bytes
+		for b.Len() <= limit {
 			L.Push(chunk)
 			L.Call(0, 1)
 			piece := L.Get(-1)
