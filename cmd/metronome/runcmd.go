@@ -70,8 +70,9 @@ An uncaught error, in the main chunk or in a job or facet, prints
 file:line: message and a stack traceback, and exits 1. A bad flag exits 2.
 
 Budgets: the main chunk and each callback may run for --budget of wall time
-(default 1s), one advance, update or step (the runner's included) for
---drain-budget across its callbacks (default 10s), and the heap may grow by
+(default 1s), one advance, update or step for --drain-budget across its
+callbacks (default 10s; the runner's steps within one frame of virtual
+time count as one), and the heap may grow by
 --memory-limit while scripts run (default 1GiB). A script past one stops
 with an error naming it, which pcall cannot catch: exit 1. Ctrl-C or
 SIGTERM stops the script at once, even inside a loop: exit 130.

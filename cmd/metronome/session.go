@@ -104,7 +104,7 @@ func (s *session) elapsed() temporal.Duration { return s.host.Scheduler().Elapse
 func (s *session) drive(ctx context.Context) error {
 	var err error
 	var clusterUntil bool
-	r := budgetedRunner{s.runner, s}
+	r := newBudgetedRunner(s)
 	if s.o.Realtime {
 		clusterUntil, err = s.runRealtime(ctx, r)
 	} else {
