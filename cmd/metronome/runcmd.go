@@ -62,7 +62,9 @@ update, pause and step the host itself), run moves the host from due item to
 due item: straight to the next deadline while no facet is registered, frame
 by frame of exactly --frame-ms while one is. It stops when nothing is
 pending, when the script calls host.quit(), when the host is paused (nothing
-could resume it: a message says so) or after --until (a message says so).
+could resume it: a message says so), after --until (a message says so), or
+with an error when a facet's frame would take virtual time past the last
+instant it can hold, 2262-04-11T23:47:16.854775807Z.
 With --realtime the same loop runs on the system clock, sleeping until the
 next due item or frame; facets get the measured delta.
 
