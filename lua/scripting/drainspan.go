@@ -19,7 +19,7 @@ import (
 //
 // A DrainSpan belongs to the goroutine of its state.
 type DrainSpan struct {
-	L     *lua.LState
+	l     *lua.LState
 	name  string        // the call the error names ("step")
 	spent time.Duration // wall time since the first Run after Restart, up to the last Run's end
 	fires int64         // callbacks run inside Run since Restart
@@ -29,20 +29,20 @@ type DrainSpan struct {
 // NewDrainSpan returns a span of L's calls whose drain budget error names
 // name.
 func NewDrainSpan(L *lua.LState, name string) *DrainSpan {
-	return &DrainSpan{L: L, name: name}
+	return &DrainSpan{l: L, name: name}
 }
 
 // Run runs f as Drain(L, name, f) would, with what is left of the span's
 // budget. Its error counts the span's callbacks, not only f's.
 func (s *DrainSpan) Run(f func() error) error {
-	return protectorOf(s.L).run(s.L, func() error { return s.drain(f) })
+	return protectorOf(s.l).run(s.l, func() error { return s.drain(f) })
 }
 
 // Restart gives the span a fresh budget.
 func (s *DrainSpan) Restart() { s.spent, s.fires, s.last = 0, 0, 0 }
 
 func (s *DrainSpan) drain(f func() error) error {
-	g := governorOf(s.L)
+	g := governorOf(s.l)
 	if g == nil {
 		return f()
 	}
