@@ -266,9 +266,12 @@ func (h *Host) checkDuration(name string, d temporal.Duration) error {
 // tooLong reports whether a frame of d >= 0 would take the host's time
 // past int64 nanoseconds: both the elapsed time and the instant (epoch +
 // elapsed) must stay within them, as the scheduler requires of deadlines.
-func (h *Host) tooLong(d temporal.Duration) bool {
+func (h *Host) tooLong(d temporal.Duration) bool { return d > h.room() }
+
+// room is the longest frame tooLong allows.
+func (h *Host) room() temporal.Duration {
 	used := int64(h.s.Elapsed()) + max(h.s.Epoch().UnixNano(), 0)
-	return int64(d) > math.MaxInt64-used
+	return temporal.Duration(math.MaxInt64 - used)
 }
 
 // canRun returns the error a frame would fail with before it moves time:

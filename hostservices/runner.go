@@ -39,6 +39,9 @@ const (
 	StopUntil
 	// StopQuit: Quit was called.
 	StopQuit
+	// StopLastInstant: the host's time is at the last instant it can hold
+	// (int64 nanoseconds), and a facet would need another frame.
+	StopLastInstant
 )
 
 func (r StopReason) String() string {
@@ -51,6 +54,8 @@ func (r StopReason) String() string {
 		return "until"
 	case StopQuit:
 		return "quit"
+	case StopLastInstant:
+		return "last instant"
 	}
 	return "none"
 }
@@ -72,9 +77,14 @@ func (r StopReason) String() string {
 //	Next 7ms    Step(9ms)    elapsed 22, next frame due at 30
 //	Next 8ms    Step(25ms)   elapsed 47 (past 40), next frame due at 57
 //
+// The host's time cannot pass the last instant it can hold (int64
+// nanoseconds since 1970, and since its epoch): a step is cut to end there,
+// as at Until, and no job can be due after it.
+//
 // The run is over (Next reports false and Stopped says why) when Quit was
 // called, when nothing is pending and no facet is registered, when the host
-// is paused, or at Until, checked in that order before each step. A paused
+// is paused, at Until, or at the last instant with a facet registered,
+// checked in that order before each step. A paused
 // host stops the run because nothing the runner runs could resume it; with
 // driver.Options.Calls open, driver.Run then waits for a call, which may
 // resume the host and so the run.
@@ -135,6 +145,8 @@ func (r *Runner) Next() (wait time.Duration, ok bool) {
 		r.stop = StopPaused
 	case r.until > 0 && elapsed >= r.until:
 		r.stop = StopUntil
+	case facets && r.h.room() == 0:
+		r.stop = StopLastInstant
 	default:
 		r.stop = StopNone
 	}
@@ -154,10 +166,12 @@ func (r *Runner) Next() (wait time.Duration, ok bool) {
 	if r.until > 0 {
 		d = min(d, r.until-elapsed)
 	}
+	d = min(d, r.h.room())
 	return max(d, 0).Std(), true
 }
 
-// Step runs one frame of elapsed with UpdateBy (cut to end at Until): the
+// Step runs one frame of elapsed with UpdateBy (cut to end at Until or at
+// the last instant the host's time can hold): the
 // jobs due within it, then the facets. While the host is paused it runs
 // nothing, as UpdateBy does. A negative elapsed counts as zero.
 // The frame's error, if any, is returned as UpdateBy returns it.
@@ -166,6 +180,7 @@ func (r *Runner) Step(elapsed time.Duration) error {
 	if r.until > 0 {
 		d = max(min(d, r.until-r.h.s.Elapsed()), 0)
 	}
+	d = min(d, r.h.room())
 	if err := r.h.UpdateBy(d); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"testing/synctest"
@@ -162,6 +163,33 @@ func TestRunnerUntil(t *testing.T) {
 	g = newRunnerRig(t, hostservices.RunnerOptions{Until: 25 * ms})
 	g.once("never", 30*ms)
 	g.run([]runnerStep{{wait: 25 * time.Millisecond, ran: nil}, {stop: hostservices.StopUntil}})
+}
+
+// The host's time cannot pass the last instant it can hold (int64
+// nanoseconds since 1970): the last frame is cut to end there, as at
+// Until, and the next one stops the run instead of failing in UpdateBy.
+func TestRunnerLastInstant(t *testing.T) {
+	last := temporal.FromUnixNano(math.MaxInt64)
+	h := hostservices.New(temporal.Fixed(temporal.FromUnixNano(math.MaxInt64 - int64(25*ms))))
+	r, err := hostservices.NewRunner(h, hostservices.RunnerOptions{Frame: 10 * ms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &runnerRig{t: t, h: h, r: r}
+	g.facet("f")
+	g.once("job", 25*ms)
+	g.run([]runnerStep{
+		{wait: 10 * time.Millisecond, ran: ran("f@10ms")},
+		{wait: 10 * time.Millisecond, ran: ran("f@20ms")},
+		{wait: 5 * time.Millisecond, step: time.Hour, ran: ran("job@25ms", "f@25ms")}, // cut to end at the last instant
+		{stop: hostservices.StopLastInstant},
+	})
+	if h.Now() != last {
+		t.Errorf("the host is at %v, want %v", h.Now(), last)
+	}
+	// Without facets nothing is left to run there: the run is idle.
+	h.Unregister("f")
+	g.run([]runnerStep{{stop: hostservices.StopIdle}})
 }
 
 // A paused host stops the run: nothing the runner runs could resume it.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/metronome-rt/metronome/hostservices"
 	"github.com/metronome-rt/metronome/lua/scripting"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // budgets are the --budget, --drain-budget and --memory-limit of run and
@@ -107,12 +108,26 @@ func (f *sizeFlag) Set(s string) error {
 }
 
 // budgetedRunner is the host's runner whose steps run under the state's
-// drain budget: a step that runs callbacks past it stops with an error.
+// drain budget. In virtual time the steps within one frame of the host's
+// time, and the runner's work between them, share one budget, as one
+// update of a frame would: a run of short steps that gets nowhere (a job
+// that re-arms itself 1 ns later) stops with the drain budget's error. In
+// real time, where the run sleeps between steps, each step has its own.
 type budgetedRunner struct {
 	*hostservices.Runner
-	s *session
+	s    *session
+	span *scripting.DrainSpan
+	from temporal.Duration // the host's elapsed time when span restarted
 }
 
-func (r budgetedRunner) Step(elapsed time.Duration) error {
-	return scripting.Drain(r.s.L, "step", func() error { return r.Runner.Step(elapsed) })
+func newBudgetedRunner(s *session) *budgetedRunner {
+	return &budgetedRunner{Runner: s.runner, s: s, span: scripting.NewDrainSpan(s.L, "step"), from: s.elapsed()}
+}
+
+func (r *budgetedRunner) Step(elapsed time.Duration) error {
+	if now := r.s.elapsed(); r.s.o.Realtime || now-r.from >= r.s.o.Frame {
+		r.span.Restart()
+		r.from = now
+	}
+	return r.span.Run(func() error { return r.Runner.Step(elapsed) })
 }

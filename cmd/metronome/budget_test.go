@@ -5,9 +5,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // runaways are the scripts that ran until SIGKILL before budgets: each in
@@ -44,10 +46,7 @@ func TestRunBudgetStopsRunaways(t *testing.T) {
 	}
 }
 
-// A drain that never ends stops at --drain-budget. (In virtual time the
-// runner steps from deadline to deadline, so a 1 ns re-arm it drives is a
-// run of endless 1 ns steps, each within budget: --until and Ctrl-C end
-// that, as they end any endless schedule.)
+// A drain that never ends stops at --drain-budget.
 func TestRunDrainBudget(t *testing.T) {
 	for name, src := range map[string]string{
 		"1ns re-arm, stepped by the script": `
@@ -65,6 +64,48 @@ func TestRunDrainBudget(t *testing.T) {
 			code, _, errOut := cli(t, t.Context(), "run", "--drain-budget", "200ms", path)
 			if code != 1 || !strings.Contains(errOut, "ran past its 200ms budget after") {
 				t.Errorf("exit %d, stderr %q; want 1 and the drain budget named", code, errOut)
+			}
+		})
+	}
+}
+
+// The runner's steps within one frame of virtual time share one drain
+// budget: a job that re-arms itself 1 ns later, which the runner steps
+// from deadline to deadline in 1 ns steps each far within budget, stops
+// with the drain budget's error naming the job, as docs/cli.md shows.
+func TestRunDrainBudgetBoundsTheRunnersSteps(t *testing.T) {
+	for _, tc := range []struct{ name, src, job string }{
+		{"1ns re-arm", `local hs = require("app-host").scheduler
+local Temporal = require "temporal"
+local function again() hs:schedule_once{ delay = Temporal.duration{ nanoseconds = 1 }, callback = again } end
+again()
+`, "once"},
+		{"1ns re-arm with a facet", `local hs = require("app-host").scheduler
+local Temporal = require "temporal" hs:register("ui", function() end)
+local function again() hs:schedule_once{ delay = Temporal.duration{ nanoseconds = 1 }, callback = again } end
+again()
+`, "once"},
+		{"interval 1e-6 ms", `local timers = require("runtime-timers")
+
+timers.Interval{ ["interval-ms"] = 1e-6, callback = function() end }
+`, "every"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeScript(t, "rearm.lua", tc.src)
+			// A bound for a run that would not stop, so that it fails
+			// rather than hangs; the run stops long before it.
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			code, _, errOut := cli(t, ctx, "run", "--drain-budget", "200ms", path)
+			// Where the budget ran out inside the callback, the error has
+			// its position and names it; between two callbacks, it has
+			// neither. The traceback names the job either way. The count
+			// is the span's: one slow 1 ns step alone is not the bound.
+			p := regexp.QuoteMeta(path)
+			want := regexp.MustCompile(`^(` + p + `:3: )?drain budget: step ran past its 200ms budget after [1-9][0-9]+ callbacks` +
+				`(; callback function <` + p + `:3> was running)?\nstack traceback:\n(.*\n)*\t\[job\] ` + tc.job + ` #[0-9]+ scheduled at ` + p + `:3\n`)
+			if code != 1 || !want.MatchString(errOut) {
+				t.Errorf("exit %d, stderr %q; want 1 and %v", code, errOut, want)
 			}
 		})
 	}

@@ -223,7 +223,7 @@ var errRunOver = errors.New("run over")
 // clusterRunner keeps a run alive while the script holds owners in the
 // cluster: with nothing due, it waits for the store's news until --until.
 type clusterRunner struct {
-	budgetedRunner
+	*budgetedRunner
 	c         *runCluster
 	over      bool
 	untilDone bool // over because --until passed with owners waiting
@@ -253,7 +253,7 @@ func (r *clusterRunner) Step(elapsed time.Duration) error {
 
 // runRealtime is the --realtime loop, with the cluster's news when there
 // is one. untilDone reports a run that --until ended with owners waiting.
-func (s *session) runRealtime(ctx context.Context, r budgetedRunner) (untilDone bool, err error) {
+func (s *session) runRealtime(ctx context.Context, r *budgetedRunner) (untilDone bool, err error) {
 	if s.cluster == nil {
 		return false, driver.Run(ctx, r, driver.Options{})
 	}

@@ -35,6 +35,16 @@ func TestRunStart(t *testing.T) {
 			"2000-01-01T00:00:00.5Z\t2000-01-01T00:00:00Z\t946684800\t1.5\n", "")
 }
 
+// A run whose virtual time reaches the last instant it can hold stops
+// there with an error in the run's terms: the frame that would pass it is
+// cut to end there, as at --until.
+func TestRunStopsAtTheLastInstant(t *testing.T) {
+	path := writeScript(t, "ui.lua", `require("app-host").scheduler:register("ui", function() end)`)
+	exact(t, []string{"run", "--start", "2262-04-11T23:47:16Z", path}, 1, "",
+		"metronome run: virtual time cannot go past 2262-04-11T23:47:16.854775807Z, the last instant it can hold: "+
+			"stopped there (0.854775807s of virtual time) with 0 jobs pending and 1 facet registered\n")
+}
+
 func TestRunUntil(t *testing.T) {
 	minutes := func(n int) string {
 		var b strings.Builder

@@ -62,7 +62,9 @@ update, pause and step the host itself), run moves the host from due item to
 due item: straight to the next deadline while no facet is registered, frame
 by frame of exactly --frame-ms while one is. It stops when nothing is
 pending, when the script calls host.quit(), when the host is paused (nothing
-could resume it: a message says so) or after --until (a message says so).
+could resume it: a message says so), after --until (a message says so), or
+with an error when a facet's frame would take virtual time past the last
+instant it can hold, 2262-04-11T23:47:16.854775807Z.
 With --realtime the same loop runs on the system clock, sleeping until the
 next due item or frame; facets get the measured delta.
 
@@ -70,8 +72,9 @@ An uncaught error, in the main chunk or in a job or facet, prints
 file:line: message and a stack traceback, and exits 1. A bad flag exits 2.
 
 Budgets: the main chunk and each callback may run for --budget of wall time
-(default 1s), one advance, update or step (the runner's included) for
---drain-budget across its callbacks (default 10s), and the heap may grow by
+(default 1s), one advance, update or step for --drain-budget across its
+callbacks (default 10s; the runner's steps within one frame of virtual
+time count as one), and the heap may grow by
 --memory-limit while scripts run (default 1GiB). A script past one stops
 with an error naming it, which pcall cannot catch: exit 1. Ctrl-C or
 SIGTERM stops the script at once, even inside a loop: exit 130.

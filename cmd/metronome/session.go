@@ -104,7 +104,7 @@ func (s *session) elapsed() temporal.Duration { return s.host.Scheduler().Elapse
 func (s *session) drive(ctx context.Context) error {
 	var err error
 	var clusterUntil bool
-	r := budgetedRunner{s.runner, s}
+	r := newBudgetedRunner(s)
 	if s.o.Realtime {
 		clusterUntil, err = s.runRealtime(ctx, r)
 	} else {
@@ -126,6 +126,8 @@ func (s *session) drive(ctx context.Context) error {
 		fmt.Fprintf(s.o.Stderr, "metronome run: the host is paused at %s and nothing can resume it; stopping with %s\n", s.when(), pending)
 	case hostservices.StopUntil:
 		fmt.Fprintf(s.o.Stderr, "metronome run: stopped at --until %s (%s) with %s\n", s.o.UntilText, s.when(), pending)
+	case hostservices.StopLastInstant:
+		return fmt.Errorf("virtual time cannot go past %s, the last instant it can hold: stopped there (%s) with %s", s.host.Now(), s.when(), pending)
 	}
 	return nil
 }

@@ -259,3 +259,49 @@ func TestBudgetContextCarriesTheCause(t *testing.T) {
 	}
 	wantErr(t, chunk(t, L, `x = 1`), "interrupted: shutting down")
 }
+
+// A DrainSpan's calls share one drain budget: a runner's 1 ns steps, each
+// one callback long, stop together, and Restart gives a fresh budget.
+func TestDrainSpanBoundsStepsTogether(t *testing.T) {
+	L, h := budgetState(t, Options{DrainBudget: testBudget})
+	if err := chunk(t, L, `
+		local T = require "temporal"
+		local s = require("app-host").scheduler
+		function again() s:schedule_once{ delay = T.duration{ nanoseconds = 1 }, callback = again } end
+		again()`); err != nil {
+		t.Fatal(err)
+	}
+	r, err := hostservices.NewRunner(h, hostservices.RunnerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	span := NewDrainSpan(L, "step")
+	step := func() error {
+		wait, ok := r.Next()
+		if !ok {
+			t.Fatalf("the run stopped: %v", r.Stopped())
+		}
+		return span.Run(func() error { return r.Step(wait) })
+	}
+	// A bound for steps that would not stop, so that the test fails
+	// rather than hangs; the span stops long before it.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	steps := 0
+	for err == nil && ctx.Err() == nil {
+		err = step()
+		steps++
+	}
+	wantErr(t, err, "drain budget: step ran past its 50ms budget after", "once #")
+	if steps < 2 {
+		t.Fatalf("stopped after %d step; want the steps' budget shared", steps)
+	}
+	// The failed job is spent; arm it again.
+	if err := chunk(t, L, `again()`); err != nil {
+		t.Fatal(err)
+	}
+	span.Restart()
+	if err := step(); err != nil {
+		t.Fatalf("a step after Restart: %v", err)
+	}
+}

@@ -616,6 +616,8 @@ var catalogueScheduler = []catalogueRow{
 		"'spawn'", "#2", "got number 5", "function expected"},
 	{"spawn/callable table", `s:spawn(setmetatable({}, { __call = cb }))`,
 		"'spawn'", "#2", "got table", "function expected"},
+	{"spawn/Go function", `s:spawn(print, "x")`,
+		"'spawn'", "#2", "got a Go function", "Lua function expected"},
 	{"spawn/dot call", `s.spawn(cb)`,
 		"'spawn'", "#1", "got function", "runtime-scheduler expected"},
 	{"wait/outside a coroutine", `s:wait(ms5)`,
@@ -755,6 +757,8 @@ var catalogueHost = []catalogueRow{
 
 	{"host spawn/not a function", `hs:spawn("f")`,
 		"'spawn'", "#2", `got string "f"`, "function expected"},
+	{"host spawn/Go function", `hs:spawn(print)`,
+		"'spawn'", "#2", "got a Go function", "Lua function expected"},
 	{"host wait/outside a coroutine", `hs:wait(ms5)`,
 		"wait:", "allowed only inside a function this scheduler runs", "spawn", "keyed timer's callback"},
 	{"host once/at number", `hs:schedule_once{ at = 1, callback = cb }`,

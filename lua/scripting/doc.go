@@ -78,7 +78,9 @@
 // what is left of the outer one when that is less. Options.DrainBudget
 // bounds one advance, update, step, next, run-all, run-to-last or jump of a
 // script, and a Go call wrapped in Drain (UpdateBy, Runner.Step), across the
-// callbacks it runs. Options.MemoryLimit bounds how far the heap grows past
+// callbacks it runs; a DrainSpan makes several such calls one (a Runner's
+// steps until the host's time moves on), so that a run of short steps that
+// gets nowhere stops too. Options.MemoryLimit bounds how far the heap grows past
 // its size at NewState while Lua runs under one of those. Options.Context
 // stops the state's Lua when it is done. A runaway gets a Lua error naming
 // the budget and the function, within the budget plus about 5ms; pcall,

@@ -415,7 +415,9 @@ func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
 	var data any = cb
 	switch {
 	case !cannotSeeArgs(cb):
-		data = &timerRunner{fn: cb, leaf: isLeaf(cb)}
+		// A Go function runs as a plain call: gopher-lua cannot start a
+		// coroutine on one, and it cannot reach tick:wait.
+		data = &timerRunner{fn: cb, leaf: cb.IsG || isLeaf(cb)}
 	case isLeaf(cb):
 		data = leafCallback{cb}
 	}

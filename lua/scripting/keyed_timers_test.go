@@ -45,6 +45,27 @@ func TestKeyedCallbackRunsUnderTheBudget(t *testing.T) {
 	}
 }
 
+// A Go function as a keyed callback runs as a call, with its tick.
+func TestKeyedGoCallback(t *testing.T) {
+	L, h := budgetState(t, Options{Budget: testBudget})
+	var ticks []lua.LValue
+	L.SetGlobal("record", L.NewFunction(func(L *lua.LState) int {
+		ticks = append(ticks, L.GetField(L.CheckTable(1), "delivery-index"))
+		return 0
+	}))
+	if err := chunk(t, L, `
+		require("app-host").scheduler:register_timer{ key = "k", interval = require("temporal").duration{ milliseconds = 10 }, callback = record }
+	`); err != nil {
+		t.Fatal(err)
+	}
+	if err := Drain(L, "update", func() error { return h.Update(25) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(ticks) != 2 || ticks[0] != lua.LNumber(1) || ticks[1] != lua.LNumber(2) {
+		t.Fatalf("ticks %v; want delivery indexes 1 and 2", ticks)
+	}
+}
+
 // Callbacks reuse one thread while each ends before the next starts.
 func TestKeyedCallbackThreadsArePooled(t *testing.T) {
 	L, _ := budgetState(t, Options{})

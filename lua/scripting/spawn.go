@@ -76,6 +76,11 @@ func spawn(L *lua.LState, t target, s *sched.Scheduler) int {
 	if !ok {
 		argError(L, 2, fn, "function expected, got "+describe(L.Get(2)))
 	}
+	if f.IsG {
+		// gopher-lua cannot start a coroutine on a Go function: it ends
+		// with neither results nor an error.
+		argError(L, 2, fn, "Lua function expected, got a Go function, which cannot run as a coroutine: wrap it, as in function(...) print(...) end")
+	}
 	args := make([]lua.LValue, max(L.GetTop()-2, 0))
 	for i := range args {
 		args[i] = L.Get(i + 3)
