@@ -3,7 +3,7 @@ GO ?= go
 PKGS := ./...
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 
-.PHONY: run test vet fmt-check tidy-check staticcheck lint-lua bench bench-lateness build clean fuzz soak cluster-figures
+.PHONY: run test vet fmt-check tidy-check staticcheck lint-lua bench bench-gate bench-lateness build clean fuzz soak cluster-figures
 
 ## run: the quickstart scene on the virtual clock
 run:
@@ -72,6 +72,11 @@ soak:
 ## bench: the benchmark report, ours beside the peers, as ratios from one run
 bench:
 	./scripts/bench.sh
+
+## bench-gate: the headline scenes through the CLI beside their peers,
+## interleaved, each ratio beside its goal (about a minute; exits 1 on a miss)
+bench-gate:
+	./scripts/bench-gate.sh $(or $(ROUNDS),3)
 
 ## bench-lateness: the timer service's real-time lateness beside time.AfterFunc
 ## (100,000 callbacks over 10 s of wall time, once per peer: about 40 s)

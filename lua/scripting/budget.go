@@ -300,25 +300,39 @@ func newThread(L *lua.LState) *lua.LState {
 	return th
 }
 
-// enter pushes f, or returns the standing budget error without pushing.
-func (g *governor) enter(f frame, ticks int64) error {
+// enter pushes a frame, or returns the standing budget error without
+// pushing. It writes the frame in place: a frame holds pointers, and
+// copying one whole costs a write barrier per word while the GC runs.
+func (g *governor) enter(kind frameKind, fn *lua.LFunction, name string, limit time.Duration, ticks int64) error {
 	if g.trip.Load() != 0 && g.standing() {
 		return &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(g.message())}
 	}
-	f.deadline, f.eff = noDeadline, noDeadline
+	deadline := noDeadline
 	if ticks > 0 {
-		f.deadline = g.epoch.Load() + ticks
-		f.eff = f.deadline
+		deadline = g.epoch.Load() + ticks
 	}
-	if n := len(g.frames); n > 0 {
-		f.eff = min(f.eff, g.frames[n-1].eff)
+	eff := deadline
+	n := len(g.frames)
+	if n > 0 {
+		eff = min(eff, g.frames[n-1].eff)
 	}
-	if f.kind == kindCallback {
+	if kind == kindCallback {
 		g.fires++
 	}
-	f.fires = g.fires
-	g.frames = append(g.frames, f)
-	g.publish(f.eff)
+	if n < cap(g.frames) {
+		g.frames = g.frames[:n+1]
+	} else {
+		g.frames = append(g.frames, frame{})
+	}
+	f := &g.frames[n]
+	f.kind, f.limit, f.deadline, f.eff, f.fires = kind, limit, deadline, eff, g.fires
+	if f.fn != fn {
+		f.fn = fn
+	}
+	if kind == kindDrain {
+		f.name = name
+	}
+	g.publish(eff)
 	return nil
 }
 
@@ -665,7 +679,7 @@ func budgetCall(L *lua.LState, nargs int, call func() error) error {
 		return call()
 	}
 	fn, _ := L.Get(-nargs - 1).(*lua.LFunction)
-	if err := g.enter(frame{kind: kindCall, fn: fn, limit: g.budget}, g.budgetTicks); err != nil {
+	if err := g.enter(kindCall, fn, "", g.budget, g.budgetTicks); err != nil {
 		L.Pop(nargs + 1)
 		return err
 	}
@@ -688,7 +702,7 @@ func drain(L *lua.LState, name string, f func() error) error {
 	if g == nil {
 		return f()
 	}
-	if err := g.enter(frame{kind: kindDrain, name: name, limit: g.drain}, g.drainTicks); err != nil {
+	if err := g.enter(kindDrain, nil, name, g.drain, g.drainTicks); err != nil {
 		return err
 	}
 	return g.leave(f())
@@ -697,7 +711,7 @@ func drain(L *lua.LState, name string, f func() error) error {
 // callbackFrame opens the frame of a callback's protected call; leave
 // closes it.
 func (g *governor) callbackFrame(fn *lua.LFunction) error {
-	return g.enter(frame{kind: kindCallback, fn: fn, limit: g.budget}, g.budgetTicks)
+	return g.enter(kindCallback, fn, "", g.budget, g.budgetTicks)
 }
 
 // patternCheck is how the pattern matcher asks whether to stop: nil

@@ -50,7 +50,7 @@ func (s *DrainSpan) drain(f func() error) error {
 	if !s.last.IsZero() {
 		s.spent += t0.Sub(s.last)
 	}
-	if err := g.enter(frame{kind: kindDrain, name: s.name, limit: g.drain}, g.drainTicks); err != nil {
+	if err := g.enter(kindDrain, nil, s.name, g.drain, g.drainTicks); err != nil {
 		return err
 	}
 	g.carry(s.spent, s.fires)

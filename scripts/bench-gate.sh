@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# bench-gate.sh (`make bench-gate`): the headline scenes through the CLI,
+# each beside its peer, interleaved in one run, the best of ROUNDS rounds
+# of each; prints every ratio beside its goal and exits 1 when one misses.
+#
+#   W1                 Lua callbacks, default flags (budgets on), against
+#                      a Go container/heap scheduler with Go callbacks
+#   budgets            W1 with default budgets against W1 with every budget off
+#   keyed, calling     keyed callbacks that call a function (resumed as
+#                      coroutines) against W1's schedule-every callbacks
+#   keyed, tick        keyed callbacks that read their tick, against W1
+#   event loop         W1 on the event loop against @sinonjs/fake-timers
+#                      (skipped without node or bench/node's packages)
+#
+# A CLI figure is the run's wall time less that of the same script with
+# N = 0 (start-up and compile), per fire. The Go heap peer is
+# ../shared/bench/gopeer when it stands beside the project.
+#
+# Usage: scripts/bench-gate.sh [ROUNDS]   (default 3; about 15 s a round)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+GO=${GO:-go}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$GO" build -o "$tmp/metronome" ./cmd/metronome
+peer=../shared/bench/gopeer
+if [ -d "$peer" ]; then
+	(cd "$peer" && GOFLAGS=-mod=mod "$GO" build -o "$tmp/gopeer" .) >"$tmp/log" 2>&1 || { echo "bench-gate: the Go heap peer did not build: $(tail -n 1 "$tmp/log")"; exit 2; }
+fi
+node_ok=
+if command -v node >/dev/null && [ -d bench/node/node_modules/@sinonjs/fake-timers ]; then node_ok=1; fi
+
+n=10000 h=1
+fires=2560973
+off=(--budget 0 --drain-budget 0 --memory-limit 0)
+big=(--budget 60s --drain-budget 60s)
+
+# cli NAME SCRIPT FLAGS...: ns per fire of SCRIPT through the CLI.
+cli() {
+	local script=$1; shift
+	local t0 t1 t2 out
+	t0=$(date +%s%N)
+	"$tmp/metronome" run "$@" "$script" 0 "$h" >/dev/null
+	t1=$(date +%s%N)
+	out=$("$tmp/metronome" run "$@" "$script" "$n" "$h")
+	t2=$(date +%s%N)
+	case "$out" in *"\"fires\":$fires"*) ;; *) echo "bench-gate: $script: $out" >&2; exit 1 ;; esac
+	echo $(( ((t2 - t1) - (t1 - t0)) / fires ))
+}
+
+declare -A best
+keep() { # keep NAME VALUE: the smallest of the rounds
+	if [ -z "${best[$1]:-}" ] || [ "$2" -lt "${best[$1]}" ]; then best[$1]=$2; fi
+}
+for _ in $(seq "$rounds"); do
+	if [ -x "$tmp/gopeer" ]; then
+		keep heap "$("$tmp/gopeer" -n "$n" -h "$h" -peers heap | sed -n 's/.*"ns_per_fire":\([0-9]*\).*/\1/p')"
+	fi
+	keep w1 "$(cli bench/w1.lua "${big[@]}")"
+	keep w1off "$(cli bench/w1.lua "${off[@]}")"
+	keep keyedcall "$(cli bench/w1_keyed_call.lua "${big[@]}")"
+	keep keyedtick "$(cli bench/w1_keyed_tick.lua "${big[@]}")"
+	keep loop "$(cli bench/w1_eventloop.lua "${big[@]}")"
+	if [ -n "$node_ok" ]; then
+		keep sinon "$(node bench/node/w1_fake_timers.js "$n" "$h" | sed -n 's/.*"nsPerFire":\([0-9]*\).*/\1/p')"
+	fi
+done
+
+miss=0
+# row NAME OURS PEER GOAL CMP: ratio OURS/PEER against GOAL (CMP le: at most)
+row() {
+	local r
+	r=$(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.2f", a / b }')
+	if awk -v r="$r" -v g="$4" -v c="$5" 'BEGIN { exit !((c == "le") ? r <= g : r >= g) }'; then
+		printf '%-16s %5s ns  %5s ns  ratio %s  goal %s %s  met\n' "$1" "$2" "$3" "$r" "$([ "$5" = le ] && echo '<=' || echo '>=')" "$4"
+	else
+		printf '%-16s %5s ns  %5s ns  ratio %s  goal %s %s  MISSED\n' "$1" "$2" "$3" "$r" "$([ "$5" = le ] && echo '<=' || echo '>=')" "$4"
+		miss=1
+	fi
+}
+echo "best of $rounds interleaved rounds, ns per fire (ours, then the peer or the base)"
+if [ -n "${best[heap]:-}" ]; then row "W1 / Go heap" "${best[w1]}" "${best[heap]}" 0.75 le; else echo "W1 / Go heap     skipped: $peer not found"; fi
+row "budgets on/off" "${best[w1]}" "${best[w1off]}" 1.05 le
+row "keyed calling" "${best[keyedcall]}" "${best[w1]}" 1.30 le
+row "keyed tick" "${best[keyedtick]}" "${best[w1]}" 1.60 le
+if [ -n "${best[sinon]:-}" ]; then
+	r=$(awk -v a="${best[sinon]}" -v b="${best[loop]}" 'BEGIN { printf "%.2f", a / b }')
+	if awk -v r="$r" 'BEGIN { exit !(r >= 4) }'; then v=met; else v=MISSED; miss=1; fi
+	printf '%-16s %5s ns  %5s ns  sinon / ours %s  goal >= 4  %s\n' "event loop" "${best[loop]}" "${best[sinon]}" "$r" "$v"
+else
+	echo "event loop       ${best[loop]} ns; sinon skipped (needs node and: cd bench/node && npm ci)"
+fi
+exit "$miss"
