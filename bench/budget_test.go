@@ -30,7 +30,7 @@ func BenchmarkW1Budget(b *testing.B) {
 		name   string
 		script []byte
 		file   string
-	}{{"metronome-lua", W1Script, "w1.lua"}, {"metronome-lua-noop", W1NoopScript, "w1_noop.lua"}} {
+	}{{"metronome-lua", W1Script, "w1.lua"}, {"metronome-lua-noop", W1NoopScript, "w1_noop.lua"}, {"metronome-event-loop", W1EventLoopScript, "w1_eventloop.lua"}} {
 		for _, mode := range []struct {
 			name  string
 			opts  scripting.Options
