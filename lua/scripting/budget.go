@@ -524,6 +524,16 @@ func patternCheck(L *lua.LState) func() bool {
 	return g.tripped
 }
 
+// CheckBudget raises the error of L's budget, memory limit or
+// Options.Context when one has run out: a Go function that works long for
+// a script (a deep comparison, a rendering) calls it now and then, as the
+// VM checks between two instructions. Without budgets it does nothing.
+func CheckBudget(L *lua.LState) {
+	if g := governorOf(L); g != nil && g.tripped() {
+		raise(L, "%s", g.message())
+	}
+}
+
 // drainHost runs a host's Update or Step under the drain budget.
 func drainHost(L *lua.LState, name string, f func(float64) error, deltaMs float64) error {
 	return Drain(L, name, func() error { return f(deltaMs) })
