@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/yuin/gopher-lua"
+
+	"github.com/metronome-rt/metronome/lua/scripting"
 )
 
 // T is the state of one running test; Lua sees it as the t argument.
@@ -84,7 +86,7 @@ func (s *suite) eq(L *lua.LState) int {
 	got, want := L.Get(2), L.Get(3)
 	msg := optMessage(L, 4, "values differ")
 	c := comparer{L: L, seen: map[[2]*lua.LTable]bool{}}
-	d := c.equal(got, want, "")
+	d := c.equal(got, want)
 	if d == nil {
 		return 0
 	}
@@ -171,11 +173,11 @@ func labeled(L *lua.LState, label string, v lua.LValue) []string {
 }
 
 // describe is the text of an error value: a string as it is, otherwise its
-// __tostring, otherwise its rendering.
+// __tostring, otherwise its rendering; at most scripting.MaxErrorText bytes.
 func describe(L *lua.LState, v lua.LValue) string {
 	switch v := v.(type) {
 	case lua.LString:
-		return string(v)
+		return scripting.ClipText(string(v))
 	case lua.LNumber:
 		return formatNumber(float64(v))
 	}
@@ -185,19 +187,12 @@ func describe(L *lua.LState, v lua.LValue) string {
 	return renderLine(L, v)
 }
 
-// tostringMeta calls v's __tostring, if it has one, in protected mode.
+// tostringMeta calls v's __tostring, if it has one, with a budget of its
+// own (scripting.ToString).
 func tostringMeta(L *lua.LState, v lua.LValue) (string, bool) {
-	if L.GetMetaField(v, "__tostring") == lua.LNil {
-		return "", false
-	}
-	err := L.CallByParam(lua.P{Fn: L.NewFunction(func(L *lua.LState) int {
-		L.Push(L.ToStringMeta(L.Get(1)))
-		return 1
-	}), NRet: 1, Protect: true}, v)
+	s, ok, err := scripting.ToString(L, v)
 	if err != nil {
-		return fmt.Sprintf("(%s whose __tostring failed: %v)", v.Type(), err), true
+		return fmt.Sprintf("(%s whose __tostring failed: %s)", v.Type(), scripting.FailureText(err)), true
 	}
-	s := L.Get(-1).String()
-	L.Pop(1)
-	return s, true
+	return s, ok
 }
