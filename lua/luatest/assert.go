@@ -118,7 +118,7 @@ func (s *suite) errorCheck(L *lua.LState) int {
 		text, hasText = L.CheckString(3), true
 	}
 	L.Push(fn)
-	err := L.PCall(0, 0, nil)
+	err := scripting.PCall(L, 0, 0, nil) // its traceback, unused, bounded like any other
 	s.stopped(L, t)
 	want := "an error"
 	if hasText {
@@ -127,9 +127,11 @@ func (s *suite) errorCheck(L *lua.LState) int {
 	if err == nil {
 		s.fail(L, t, "expected an error", "got: no error", "want: "+want)
 	}
-	msg := err.Error()
+	var msg string
 	if api, ok := err.(*lua.ApiError); ok {
 		msg = describe(L, api.Object)
+	} else {
+		msg = err.Error()
 	}
 	if hasText && !strings.Contains(msg, text) {
 		s.fail(L, t, "error does not contain the expected text", "got: "+quote(msg), "want: "+want)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -138,9 +139,25 @@ func TestRegistrationIsLinear(t *testing.T) {
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	factory := HostStateWith(scripting.Options{Budget: 10 * time.Second, Stdout: io.Discard})
+	factory := HostStateWith(scripting.Options{Budget: 30 * time.Second, Stdout: io.Discard})
 	results := runWith(t, factory, Options{Filter: "^t200000$"}, file)
 	if len(results) != 1 || results[0].Status != Pass {
 		t.Errorf("results %+v; want the last test, passing", results)
+	}
+}
+
+// t:error on a runaway tail call stops at the budget, and what it
+// catches costs no memory per tail call.
+func TestErrorCheckOfATailCallRunaway(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, results := runSource(t, scripting.Options{Budget: 50 * time.Millisecond},
+		`test("tail", function(t) t:error(function() local function f() return f() end f() end) end)`)
+	runtime.ReadMemStats(&after)
+	if r := results[0]; r.Status != Fail || !strings.Contains(r.Message, "ran past its 50ms budget") {
+		t.Errorf("result: %s %q; want the budget error", r.Status, r.Message)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 32<<20 {
+		t.Errorf("the run allocated %d bytes; want no traceback line per tail call", grew)
 	}
 }

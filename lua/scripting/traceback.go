@@ -92,16 +92,29 @@ func WalkStack(L *lua.LState, level int, visit func(StackFrame) bool) (more bool
 // only through the unexported frame: read it there, so that a walk skips
 // those levels in one step.
 func tailCalls(dbg *lua.Debug) int {
-	fr := reflect.ValueOf(dbg).Elem().FieldByName("frame")
-	if !fr.IsValid() || fr.Kind() != reflect.Pointer || fr.IsNil() {
+	if tailCallField == nil {
 		return 0
 	}
-	tc := fr.Elem().FieldByName("TailCall")
-	if !tc.IsValid() || tc.Kind() != reflect.Int {
+	fr := reflect.ValueOf(dbg).Elem().FieldByIndex(tailCallField[:1])
+	if fr.IsNil() {
 		return 0
 	}
-	return int(tc.Int())
+	return int(fr.Elem().FieldByIndex(tailCallField[1:]).Int())
 }
+
+// tailCallField is the path to the count in lua.Debug: its frame pointer's
+// index, then the TailCall field's; nil if gopher-lua has neither.
+var tailCallField = func() []int {
+	fr, ok := reflect.TypeFor[lua.Debug]().FieldByName("frame")
+	if !ok || fr.Type.Kind() != reflect.Pointer || fr.Type.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	tc, ok := fr.Type.Elem().FieldByName("TailCall")
+	if !ok || tc.Type.Kind() != reflect.Int || len(tc.Index) != 1 {
+		return nil
+	}
+	return []int{fr.Index[0], tc.Index[0]}
+}()
 
 // traceLine writes the frame f as a callback's traceback does: a tab, where
 // and what, then a line for its tail calls.
