@@ -23,14 +23,15 @@ import (
 // escape as a Go panic (an error raised while the value stack is full, as a
 // registry overflow leaves it, when errfunc is set). That error does not
 // reach errfunc: it comes back as gopher-lua raised it, with its position
-// and gopher-lua's traceback. A Go panic that gopher-lua recovered (a bug
+// and a traceback. A Go panic that gopher-lua recovered (a bug
 // in a Go function the script called) comes back as a Lua error whose
 // message starts with the position of the innermost Lua code. On error, as
 // with L.PCall, the function and its arguments are gone from the stack and
 // no results are pushed.
 //
-// Without errfunc, the error's StackTrace is written as a callback's is:
-// at most maxTraceLevels frames, tail calls as one line.
+// The tracebacks PCall writes (without errfunc, or for an error that
+// escapes it) list frames as WalkStack does: at most 40, tail calls as one
+// line.
 func PCall(L *lua.LState, nargs, nret int, errfunc *lua.LFunction) error {
 	return budgetCall(L, nargs, func() error { return protectedCall(L, nargs, nret, errfunc) })
 }
@@ -139,7 +140,9 @@ func (p *protector) runF(L *lua.LState) int {
 	f := p.f
 	p.f = nil
 	p.guarded++
-	defer func() { p.guarded-- }()
+	prev := L.Panic
+	L.Panic = panicTraced // for what escapes a callback's PCall (see runGuard)
+	defer func() { p.guarded--; L.Panic = prev }()
 	p.err = f()
 	return 0
 }
@@ -150,7 +153,12 @@ func (p *protector) runGuard(L *lua.LState) int {
 	nret, errfunc := p.nret, p.errfunc
 	p.errfunc = nil
 	p.guarded++
-	defer func() { p.guarded-- }()
+	// L.PCall raises what escapes it (the overflow above) through the
+	// L.Panic it found: this one gives it a bounded traceback, so that the
+	// outer PCall does not write gopher-lua's own.
+	prev := L.Panic
+	L.Panic = panicTraced
+	defer func() { p.guarded--; L.Panic = prev }()
 	if err := L.PCall(L.GetTop()-1, nret, errfunc); err != nil {
 		p.err = err
 		return 0

@@ -140,3 +140,33 @@ func TestCheckBudget(t *testing.T) {
 	wantErr(t, chunk(t, L, `work()`), "budget: main chunk f.lua ran past its 50ms budget")
 	CheckBudget(L) // no call open: nothing to raise
 }
+
+// An error that escapes a handler's PCall (a registry overflow) after a
+// long run of tail calls also gets a bounded traceback.
+func TestEscapedOverflowTracebackAfterTailCalls(t *testing.T) {
+	L := NewState(Options{})
+	defer L.Close()
+	fn, err := L.LoadString(`
+local function fill() ` + fillStack + ` end
+local function spin(n) if n == 0 then return fill() end return spin(n - 1) end
+spin(2000000)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler := L.NewFunction(func(L *lua.LState) int { L.Push(L.Get(1)); return 1 })
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	L.Push(fn)
+	err = PCall(L, 0, 0, handler)
+	runtime.ReadMemStats(&after)
+	api, ok := err.(*lua.ApiError)
+	if !ok || !strings.Contains(err.Error(), "registry overflow") {
+		t.Fatalf("PCall = %v, want a registry overflow", err)
+	}
+	if n := strings.Count(api.StackTrace, "\n"); n > maxTraceLevels+1 || !strings.HasSuffix(api.StackTrace, "\n\t...") {
+		t.Errorf("traceback of %d lines:\n%s\nwant %d frames, then ...", n, api.StackTrace, maxTraceLevels)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+		t.Errorf("the call allocated %d bytes; want the traceback to cost none per tail call", grew)
+	}
+}
