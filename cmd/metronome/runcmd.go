@@ -258,25 +258,9 @@ func luaError(L *lua.LState, err error) error {
 	if !errors.As(err, &api) {
 		return err
 	}
-	var msg string
-	switch v := api.Object.(type) {
-	case lua.LString:
-		msg = string(v)
-	case lua.LNumber:
-		msg = v.String()
-	default:
-		msg = fmt.Sprintf("(error object is a %s value)", v.Type())
-		if L.GetMetaField(v, "__tostring") != lua.LNil {
-			tostring := L.NewFunction(func(L *lua.LState) int {
-				L.Push(L.ToStringMeta(L.Get(1)))
-				return 1
-			})
-			if err := L.CallByParam(lua.P{Fn: tostring, NRet: 1, Protect: true}, v); err == nil {
-				msg = L.Get(-1).String()
-				L.Pop(1)
-			}
-		}
-	}
+	// An error object's __tostring runs with a budget of its own: the call
+	// that raised it has returned.
+	msg := scripting.ErrorText(L, api.Object)
 	tb := api.StackTrace
 	if t, ok := scripting.Traceback(err); ok {
 		tb = t // a callback's: its frames and the job or facet that ran it

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/yuin/gopher-lua"
+
+	"github.com/metronome-rt/metronome/lua/scripting"
 )
 
 // T is the state of one running test; Lua sees it as the t argument.
@@ -84,7 +86,7 @@ func (s *suite) eq(L *lua.LState) int {
 	got, want := L.Get(2), L.Get(3)
 	msg := optMessage(L, 4, "values differ")
 	c := comparer{L: L, seen: map[[2]*lua.LTable]bool{}}
-	d := c.equal(got, want, "")
+	d := c.equal(got, want)
 	if d == nil {
 		return 0
 	}
@@ -116,7 +118,7 @@ func (s *suite) errorCheck(L *lua.LState) int {
 		text, hasText = L.CheckString(3), true
 	}
 	L.Push(fn)
-	err := L.PCall(0, 0, nil)
+	err := scripting.PCall(L, 0, 0, nil) // its traceback, unused, bounded like any other
 	s.stopped(L, t)
 	want := "an error"
 	if hasText {
@@ -125,9 +127,11 @@ func (s *suite) errorCheck(L *lua.LState) int {
 	if err == nil {
 		s.fail(L, t, "expected an error", "got: no error", "want: "+want)
 	}
-	msg := err.Error()
+	var msg string
 	if api, ok := err.(*lua.ApiError); ok {
 		msg = describe(L, api.Object)
+	} else {
+		msg = err.Error()
 	}
 	if hasText && !strings.Contains(msg, text) {
 		s.fail(L, t, "error does not contain the expected text", "got: "+quote(msg), "want: "+want)
@@ -171,11 +175,11 @@ func labeled(L *lua.LState, label string, v lua.LValue) []string {
 }
 
 // describe is the text of an error value: a string as it is, otherwise its
-// __tostring, otherwise its rendering.
+// __tostring, otherwise its rendering; at most scripting.MaxErrorText bytes.
 func describe(L *lua.LState, v lua.LValue) string {
 	switch v := v.(type) {
 	case lua.LString:
-		return string(v)
+		return scripting.ClipText(string(v))
 	case lua.LNumber:
 		return formatNumber(float64(v))
 	}
@@ -185,19 +189,12 @@ func describe(L *lua.LState, v lua.LValue) string {
 	return renderLine(L, v)
 }
 
-// tostringMeta calls v's __tostring, if it has one, in protected mode.
+// tostringMeta calls v's __tostring, if it has one, with a budget of its
+// own (scripting.ToString).
 func tostringMeta(L *lua.LState, v lua.LValue) (string, bool) {
-	if L.GetMetaField(v, "__tostring") == lua.LNil {
-		return "", false
-	}
-	err := L.CallByParam(lua.P{Fn: L.NewFunction(func(L *lua.LState) int {
-		L.Push(L.ToStringMeta(L.Get(1)))
-		return 1
-	}), NRet: 1, Protect: true}, v)
+	s, ok, err := scripting.ToString(L, v)
 	if err != nil {
-		return fmt.Sprintf("(%s whose __tostring failed: %v)", v.Type(), err), true
+		return fmt.Sprintf("(%s whose __tostring failed: %s)", v.Type(), scripting.FailureText(err)), true
 	}
-	s := L.Get(-1).String()
-	L.Pop(1)
-	return s, true
+	return s, ok
 }

@@ -45,6 +45,10 @@
 // test file that made the call (also when the call came through a helper in
 // another file). A test that raises any other error fails with the message
 // and a traceback. Either way the remaining tests of the file still run.
+// A report stays short: a traceback of at most 40 frames, an error's text
+// cut to 16 KiB (an error object's __tostring called with a budget of its
+// own), and in t:eq's and t:ok's details 12 levels of a table and 4 KiB of
+// each value. t:eq checks the state's budget as it compares.
 //
 // A file is loaded as `metronome run` loads a script (scripting.LoadFile):
 // Lua source only, a precompiled chunk is refused; a first line starting

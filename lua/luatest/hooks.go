@@ -53,11 +53,10 @@ func (s *suite) register(L *lua.LState) int {
 	}
 	full := s.scope.join(name)
 	line := s.fileLine(L)
-	for _, tc := range s.tests {
-		if tc.name == full {
-			L.RaiseError("duplicate test name %q: first registered at line %d", full, tc.line)
-		}
+	if first, ok := s.lines[full]; ok {
+		L.RaiseError("duplicate test name %q: first registered at line %d", full, first)
 	}
+	s.lines[full] = line
 	s.tests = append(s.tests, testCase{name: full, fn: fn, line: line, scope: s.scope})
 	return 0
 }

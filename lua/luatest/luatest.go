@@ -207,6 +207,7 @@ type suite struct {
 	L       *lua.LState
 	env     *Env
 	tests   []testCase
+	lines   map[string]int // a test's full name -> the line registering it
 	scope   *scope         // where test, describe and the hooks register while loading
 	loaded  bool           // the main chunk finished: registering is refused from now on
 	stop    *lua.LUserData // raised by a failing assertion or a skip
@@ -243,7 +244,7 @@ func openSuite(file string, factory Factory) (*suite, *Result) {
 		return nil, fail(0, fmt.Sprintf("cannot make a state: %v", err))
 	}
 	L := env.L
-	s := &suite{file: file, L: L, env: env, stop: L.NewUserData(), scope: &scope{}, now: time.Now}
+	s := &suite{file: file, L: L, env: env, lines: map[string]int{}, stop: L.NewUserData(), scope: &scope{}, now: time.Now}
 	s.stop.Value = errStopped
 	s.meta = s.newMeta()
 	s.handler = L.NewFunction(s.handle)
@@ -339,61 +340,48 @@ func splitTrace(trace string) []string {
 	return lines
 }
 
-// fileLine is the line of the innermost frame running code of the test file.
+// fileLine is the line of the innermost frame running code of the test
+// file, among the frames a traceback lists; 0 when none is.
 func (s *suite) fileLine(L *lua.LState) int {
-	for level := 1; ; level++ {
-		dbg, ok := L.GetStack(level)
-		if !ok {
-			return 0
+	line := 0
+	scripting.WalkStack(L, 1, func(f scripting.StackFrame) bool {
+		if f.Fn != nil && !f.Fn.IsG && f.Debug.Source == s.file && f.Debug.CurrentLine > 0 {
+			line = f.Debug.CurrentLine
+			return false
 		}
-		if _, err := L.GetInfo("Sl", dbg, nil); err != nil {
-			continue
-		}
-		if dbg.Source == s.file && dbg.CurrentLine > 0 {
-			return dbg.CurrentLine
-		}
-	}
+		return true
+	})
+	return line
 }
 
 // traceback describes the stack from the frame that raised the error (level
-// 1, under the handler) outwards, as Lua's debug.traceback does.
+// 1, under the handler) outwards, as Lua's debug.traceback does, with at
+// most as many frames as scripting.WalkStack lists.
 func (s *suite) traceback(L *lua.LState) []string {
-	var frames []string
-	for level := 1; ; level++ {
-		dbg, ok := L.GetStack(level)
-		if !ok {
-			break
-		}
-		fv, err := L.GetInfo("Slnf", dbg, nil)
-		if err != nil {
-			continue
-		}
-		fn, _ := fv.(*lua.LFunction)
-		if _, below := L.GetStack(level + 1); !below && fn != nil && fn.IsG {
-			break // scripting.PCall's own frame, under the test or the main chunk
-		}
-		where := "[G]:"
-		if fn != nil && !fn.IsG {
-			where = fmt.Sprintf("%s:%d:", dbg.Source, dbg.CurrentLine)
-		}
+	lines := []string{"stack traceback:"}
+	more := scripting.WalkStack(L, 1, func(f scripting.StackFrame) bool {
+		name := f.Debug.Name
 		var what string
 		switch {
-		case s.running != nil && fn == s.running:
+		case s.running != nil && f.Fn == s.running:
 			what = s.what
-		case dbg.Name == "main chunk":
+		case name == "main chunk":
 			what = "main chunk"
-		case strings.HasPrefix(dbg.Name, "<") || strings.HasPrefix(dbg.Name, "("):
-			what = "function " + dbg.Name
+		case strings.HasPrefix(name, "<") || strings.HasPrefix(name, "("):
+			what = "function " + name
 		default:
-			what = fmt.Sprintf("function '%s'", dbg.Name)
+			what = fmt.Sprintf("function '%s'", name)
 		}
-		frames = append(frames, "  "+where+" in "+what)
+		lines = append(lines, "  "+f.Where()+" in "+what)
+		if f.TailCalls > 0 {
+			lines = append(lines, "  "+scripting.TailCallLine)
+		}
+		return true
+	})
+	if more {
+		lines = append(lines, "  ...")
 	}
-	const head, tail = 10, 11
-	if len(frames) > head+tail+1 {
-		frames = append(append(frames[:head:head], "  ..."), frames[len(frames)-tail:]...)
-	}
-	return append([]string{"stack traceback:"}, frames...)
+	return lines
 }
 
 // loadFile compiles a test file with scripting.LoadFile, the loader of

@@ -6,97 +6,171 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/yuin/gopher-lua"
+
+	"github.com/metronome-rt/metronome/lua/scripting"
 )
 
 // width is where a table's rendering breaks into one entry per line.
 const width = 72
+
+// A rendering shows maxRenderDepth levels of nested tables ("{…}" below
+// them) and at most maxRenderText bytes ("…" after them), and checks the
+// budget as it goes: a value nested a million deep or a million wide gives
+// a short report, and soon.
+const (
+	maxRenderDepth = 12
+	maxRenderText  = 4 << 10
+)
 
 // render shows v as Lua source would write it: numbers exactly, strings
 // quoted, tables as constructors (sorted keys, nested, several lines when
 // long), and values with __tostring through it.
 func render(L *lua.LState, v lua.LValue) string {
 	r := renderer{L: L, open: map[*lua.LTable]bool{}}
-	return r.value(v, "")
+	w := &textWriter{left: maxRenderText}
+	r.value(w, v, "", 0)
+	return w.b.String()
 }
 
 // renderLine is render on one line.
 func renderLine(L *lua.LState, v lua.LValue) string {
 	r := renderer{L: L, open: map[*lua.LTable]bool{}}
-	return r.compact(v)
+	w := &textWriter{left: maxRenderText}
+	r.compact(w, v, 0)
+	return w.b.String()
+}
+
+// textWriter writes up to left more bytes, then "…" once, then nothing.
+type textWriter struct {
+	b    strings.Builder
+	left int
+	full bool
+}
+
+func (w *textWriter) str(s string) {
+	if w.full {
+		return
+	}
+	if len(s) > w.left {
+		n := max(w.left, 0)
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		w.b.WriteString(s[:n])
+		w.b.WriteString("…")
+		w.full = true
+		return
+	}
+	w.b.WriteString(s)
+	w.left -= len(s)
 }
 
 type renderer struct {
-	L    *lua.LState
-	open map[*lua.LTable]bool // tables being rendered, to cut cycles
+	L     *lua.LState
+	open  map[*lua.LTable]bool // tables being rendered, to cut cycles
+	steps int                  // tables rendered, for the budget checks
 }
 
-func (r *renderer) value(v lua.LValue, indent string) string {
+// tick checks the budget every 256 tables.
+func (r *renderer) tick() {
+	r.steps++
+	if r.steps%256 == 0 {
+		scripting.CheckBudget(r.L)
+	}
+}
+
+func (r *renderer) value(w *textWriter, v lua.LValue, indent string, depth int) {
 	tb, ok := v.(*lua.LTable)
-	if !ok || r.open[tb] || r.L.GetMetaField(tb, "__tostring") != lua.LNil {
-		return r.compact(v)
+	if !ok || r.open[tb] || depth >= maxRenderDepth || r.L.GetMetaField(tb, "__tostring") != lua.LNil {
+		r.compact(w, v, depth)
+		return
 	}
-	if c := r.compact(v); len(indent)+len(c) <= width {
-		return c
+	line := &textWriter{left: width - len(indent)}
+	if r.compact(line, v, depth); !line.full {
+		w.str(line.b.String())
+		return
 	}
+	r.tick()
 	r.open[tb] = true
 	defer delete(r.open, tb)
 	inner := indent + "  "
-	var b strings.Builder
-	b.WriteString("{\n")
+	w.str("{\n")
 	for _, e := range entries(tb) {
-		b.WriteString(inner)
-		if e.key != nil {
-			b.WriteString(r.key(e.key))
+		if w.full {
+			return
 		}
-		b.WriteString(r.value(e.value, inner))
-		b.WriteString(",\n")
+		w.str(inner)
+		if e.key != nil {
+			r.key(w, e.key, depth)
+		}
+		r.value(w, e.value, inner, depth+1)
+		w.str(",\n")
 	}
-	b.WriteString(indent + "}")
-	return b.String()
+	w.str(indent + "}")
 }
 
-func (r *renderer) compact(v lua.LValue) string {
+func (r *renderer) compact(w *textWriter, v lua.LValue, depth int) {
+	if w.full {
+		return
+	}
 	switch v := v.(type) {
 	case lua.LNumber:
-		return formatNumber(float64(v))
+		w.str(formatNumber(float64(v)))
+		return
 	case lua.LString:
-		return quote(string(v))
+		w.str(quote(string(v[:min(len(v), w.left+1)])))
+		return
 	case *lua.LTable:
 		if s, ok := tostringMeta(r.L, v); ok {
-			return s
+			w.str(s)
+			return
 		}
 		if r.open[v] {
-			return "<cycle>"
+			w.str("<cycle>")
+			return
 		}
+		if depth >= maxRenderDepth {
+			w.str("{…}")
+			return
+		}
+		r.tick()
 		r.open[v] = true
 		defer delete(r.open, v)
-		es := entries(v)
-		if len(es) == 0 {
-			return "{}"
-		}
-		parts := make([]string, len(es))
-		for i, e := range es {
-			if e.key != nil {
-				parts[i] = r.key(e.key)
+		w.str("{")
+		for i, e := range entries(v) {
+			if w.full {
+				return
 			}
-			parts[i] += r.compact(e.value)
+			if i > 0 {
+				w.str(", ")
+			}
+			if e.key != nil {
+				r.key(w, e.key, depth)
+			}
+			r.compact(w, e.value, depth+1)
 		}
-		return "{" + strings.Join(parts, ", ") + "}"
+		w.str("}")
+		return
 	}
 	if s, ok := tostringMeta(r.L, v); ok {
-		return s
+		w.str(s)
+		return
 	}
-	return v.String()
+	w.str(v.String())
 }
 
 // key renders a table key with its " = ".
-func (r *renderer) key(k lua.LValue) string {
+func (r *renderer) key(w *textWriter, k lua.LValue, depth int) {
 	if s, ok := k.(lua.LString); ok && isIdentifier(string(s)) {
-		return string(s) + " = "
+		w.str(string(s) + " = ")
+		return
 	}
-	return "[" + r.compact(k) + "] = "
+	w.str("[")
+	r.compact(w, k, depth+1)
+	w.str("] = ")
 }
 
 // entry is one table field; key is nil for the sequence part 1..n.
@@ -226,35 +300,74 @@ type difference struct {
 	got, want lua.LValue
 }
 
-// comparer is t:eq's deep equality.
+// comparer is t:eq's deep equality. It walks the tables with a stack of
+// its own, not Go's, and checks the budget as it goes: a table nested a
+// million deep costs memory, not Go stack.
 type comparer struct {
-	L    *lua.LState
-	seen map[[2]*lua.LTable]bool // pairs assumed equal while being compared
+	L     *lua.LState
+	seen  map[[2]*lua.LTable]bool // pairs assumed equal while being compared
+	steps int
+}
+
+// comparing is a pair of tables being compared: their keys in order, and
+// how many have been taken.
+type comparing struct {
+	got, want *lua.LTable
+	keys      []lua.LValue
+	next      int
 }
 
 // equal returns nil when got equals want: tables key by key (a missing key
 // reads as nil), values with an __eq metamethod and everything else by ==.
-func (c *comparer) equal(got, want lua.LValue, path string) *difference {
+// The first difference is the first in key order, depth first.
+func (c *comparer) equal(got, want lua.LValue) *difference {
+	var stack []comparing
+	for {
+		c.tick()
+		pair, differs := c.open(got, want)
+		if differs {
+			return &difference{path: c.path(stack), got: got, want: want}
+		}
+		if pair != nil {
+			stack = append(stack, *pair)
+		}
+		for {
+			if len(stack) == 0 {
+				return nil
+			}
+			top := &stack[len(stack)-1]
+			if top.next < len(top.keys) {
+				k := top.keys[top.next]
+				top.next++
+				got, want = top.got.RawGet(k), top.want.RawGet(k)
+				break
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+}
+
+// open compares got and want where it can at once; two tables to compare
+// key by key come back as a pair.
+func (c *comparer) open(got, want lua.LValue) (pair *comparing, differs bool) {
 	if got == want {
-		return nil
+		return nil, false
 	}
 	gt, gok := got.(*lua.LTable)
 	wt, wok := want.(*lua.LTable)
 	if !gok || !wok || c.hasEq(gt) || c.hasEq(wt) {
-		if c.L.Equal(got, want) {
-			return nil
-		}
-		return &difference{path: path, got: got, want: want}
+		return nil, !c.L.Equal(got, want)
 	}
-	pair := [2]*lua.LTable{gt, wt}
-	if c.seen[pair] {
-		return nil
+	k := [2]*lua.LTable{gt, wt}
+	if c.seen[k] {
+		return nil, false
 	}
-	c.seen[pair] = true
+	c.seen[k] = true
 	keys := map[lua.LValue]bool{}
 	var order []lua.LValue
 	collect := func(tb *lua.LTable) {
 		tb.ForEach(func(k, _ lua.LValue) {
+			c.tick()
 			if !keys[k] {
 				keys[k] = true
 				order = append(order, k)
@@ -263,22 +376,43 @@ func (c *comparer) equal(got, want lua.LValue, path string) *difference {
 	}
 	collect(wt)
 	collect(gt)
-	sort.SliceStable(order, func(i, j int) bool { return keyLess(order[i], order[j]) })
-	for _, k := range order {
-		if d := c.equal(gt.RawGet(k), wt.RawGet(k), path+c.step(k)); d != nil {
-			return d
-		}
+	sort.SliceStable(order, func(i, j int) bool { c.tick(); return keyLess(order[i], order[j]) })
+	return &comparing{got: gt, want: wt, keys: order}, false
+}
+
+// tick counts a step of the comparison and checks the budget every 1024.
+func (c *comparer) tick() {
+	c.steps++
+	if c.steps%1024 == 0 {
+		scripting.CheckBudget(c.L)
 	}
-	return nil
 }
 
 func (c *comparer) hasEq(tb *lua.LTable) bool {
 	return c.L.GetMetaField(tb, "__eq") != lua.LNil
 }
 
-func (c *comparer) step(k lua.LValue) string {
-	if s, ok := k.(lua.LString); ok && isIdentifier(string(s)) {
-		return "." + string(s)
+// maxPathSteps is how many keys of a path the report shows: half from its
+// start, half from its end.
+const maxPathSteps = 16
+
+// path is where the pair after the keys taken in stack is.
+func (c *comparer) path(stack []comparing) string {
+	step := func(p comparing) string {
+		k := p.keys[p.next-1]
+		if s, ok := k.(lua.LString); ok && isIdentifier(string(s)) {
+			return "." + string(s)
+		}
+		return "[" + renderLine(c.L, k) + "]"
 	}
-	return "[" + renderLine(c.L, k) + "]"
+	var b strings.Builder
+	for i, p := range stack {
+		if len(stack) > maxPathSteps && i == maxPathSteps/2 {
+			fmt.Fprintf(&b, "…(%d keys)…", len(stack)-maxPathSteps)
+		}
+		if len(stack) <= maxPathSteps || i < maxPathSteps/2 || i >= len(stack)-maxPathSteps/2 {
+			b.WriteString(step(p))
+		}
+	}
+	return b.String()
 }

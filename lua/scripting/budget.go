@@ -74,7 +74,6 @@ type governor struct {
 	period        time.Duration
 	budgetTicks   int64 // budget in epochs, rounded up, plus the epoch under way
 	drainTicks    int64
-	timed         bool // a budget or memory limit: the timer runs under frames
 	main          *lua.LState
 
 	frames    []frame
@@ -122,7 +121,6 @@ func installBudget(L *lua.LState, opts Options) {
 			}
 		}
 		g.budgetTicks, g.drainTicks = g.ticks(g.budget), g.ticks(g.drain)
-		g.timed = g.budget > 0 || g.drain > 0 || g.memLimit > 0
 		if g.memLimit > 0 {
 			g.memBase = heapLive()
 		}
@@ -369,7 +367,7 @@ func (g *governor) publish(eff int64) {
 		g.published = eff
 		g.eff.Store(eff)
 	}
-	if g.timed && eff != 0 && !g.ticking.Load() && g.ticking.CompareAndSwap(false, true) {
+	if eff != 0 && (eff != noDeadline || g.memLimit > 0) && !g.ticking.Load() && g.ticking.CompareAndSwap(false, true) {
 		g.timer.Reset(g.period)
 	}
 }
@@ -722,6 +720,16 @@ func patternCheck(L *lua.LState) func() bool {
 		return nil
 	}
 	return g.tripped
+}
+
+// CheckBudget raises the error of L's budget, memory limit or
+// Options.Context when one has run out: a Go function that works long for
+// a script (a deep comparison, a rendering) calls it now and then, as the
+// VM checks between two instructions. Without budgets it does nothing.
+func CheckBudget(L *lua.LState) {
+	if g := governorOf(L); g != nil && g.tripped() {
+		raise(L, "%s", g.message())
+	}
 }
 
 // drainHost runs a host's Update or Step under the drain budget.

@@ -20,32 +20,15 @@ import (
 // error v while running cb, in the message handler's format (callbacks.handle):
 // from the frame that raised v out to cb.
 func deadTraceback(th *lua.LState, cb *lua.LFunction, v lua.LValue) string {
-	type frameInfo struct {
-		dbg *lua.Debug
-		fn  *lua.LFunction
-	}
-	var frames []frameInfo
-	more := false
-	for level := 0; ; level++ {
-		if level == maxTraceLevels {
-			more = true // a runaway recursion: GetStack walks from the top each time
-			break
-		}
-		dbg, ok := th.GetStack(level)
-		if !ok {
-			break
-		}
-		fv, err := th.GetInfo("Slnf", dbg, lua.LNil)
-		if err != nil {
-			continue
-		}
-		fn, _ := fv.(*lua.LFunction)
-		frames = append(frames, frameInfo{dbg, fn})
-	}
+	var frames []StackFrame
+	more := WalkStack(th, 0, func(f StackFrame) bool {
+		frames = append(frames, f)
+		return true
+	})
 	msg, _ := v.(lua.LString)
 	pos := messagePosition(string(msg))
 	for _, f := range frames {
-		if pos != "" && f.fn != nil && !f.fn.IsG && pos == fmt.Sprintf("%s:%d:", f.dbg.Source, f.dbg.CurrentLine) {
+		if pos != "" && f.Fn != nil && !f.Fn.IsG && pos == f.Where() {
 			pos = "" // the message names a frame still there: a Go function raised it
 			break
 		}
@@ -57,7 +40,7 @@ func deadTraceback(th *lua.LState, cb *lua.LFunction, v lua.LValue) string {
 	// Its name is the one its caller called it by.
 	name := ""
 	if len(frames) > 0 {
-		name = poppedName(th, frames[0].dbg, frames[0].fn, pos)
+		name = poppedName(th, frames[0].Debug, frames[0].Fn, pos)
 	}
 	switch {
 	case len(frames) == 0 && pos != "":
@@ -69,15 +52,12 @@ func deadTraceback(th *lua.LState, cb *lua.LFunction, v lua.LValue) string {
 		fmt.Fprintf(&b, "\n\t[G]: in %s", frameName(name))
 	}
 	for i, f := range frames {
-		switch {
-		case f.fn == nil || f.fn.IsG:
-			fmt.Fprintf(&b, "\n\t[G]: in %s", frameName(f.dbg.Name))
-		case i == len(frames)-1 && !more:
+		what := f.What()
+		if i == len(frames)-1 && !more && f.Fn != nil && !f.Fn.IsG {
 			// The coroutine's first frame: the callback.
-			fmt.Fprintf(&b, "\n\t%s:%d: in function <%s:%d>", f.dbg.Source, f.dbg.CurrentLine, f.dbg.Source, f.dbg.LineDefined)
-		default:
-			fmt.Fprintf(&b, "\n\t%s:%d: in %s", f.dbg.Source, f.dbg.CurrentLine, frameName(f.dbg.Name))
+			what = fmt.Sprintf("function <%s:%d>", f.Debug.Source, f.Debug.LineDefined)
 		}
+		traceLine(&b, f, what)
 	}
 	if more {
 		b.WriteString("\n\t...")

@@ -368,9 +368,6 @@ func (c *callbacks) setTraceback(api *lua.ApiError, v lua.LValue, traceback stri
 
 const tracebackHeading = "stack traceback:"
 
-// maxTraceLevels is the most frames a callback's traceback lists.
-const maxTraceLevels = 40
-
 // raised carries an error and its traceback from the message handler to
 // call.
 type raised struct {
@@ -384,35 +381,21 @@ type raised struct {
 func (c *callbacks) handle(L *lua.LState) int {
 	var b strings.Builder
 	b.WriteString(tracebackHeading)
-	for level := 1; ; level++ {
-		if level > maxTraceLevels {
-			// A runaway recursion or tail call can leave millions of
-			// frames, and each GetStack walks from the top.
-			b.WriteString("\n\t...")
-			break
-		}
-		dbg, ok := L.GetStack(level)
-		if !ok {
-			break
-		}
-		fv, err := L.GetInfo("Slnf", dbg, lua.LNil)
-		if err != nil {
-			continue
-		}
-		fn, _ := fv.(*lua.LFunction)
-		if fn != nil && fn == c.fn && fn == c.lookup {
+	more := WalkStack(L, 1, func(f StackFrame) bool {
+		fn := f.Fn
+		switch {
+		case fn != nil && fn == c.fn && fn == c.lookup:
 			fmt.Fprintf(&b, "\n\t[G]: in the lookup of method '%s'", c.method)
-			break
+			return false
+		case fn != nil && !fn.IsG && fn == c.fn && !calledFromLua(L, f.Level+1+f.TailCalls):
+			traceLine(&b, f, fmt.Sprintf("function <%s:%d>", f.Debug.Source, f.Debug.LineDefined))
+			return false
 		}
-		if fn == nil || fn.IsG {
-			fmt.Fprintf(&b, "\n\t[G]: in %s", frameName(dbg.Name))
-			continue
-		}
-		if fn == c.fn && !calledFromLua(L, level+1) {
-			fmt.Fprintf(&b, "\n\t%s:%d: in function <%s:%d>", dbg.Source, dbg.CurrentLine, dbg.Source, dbg.LineDefined)
-			break
-		}
-		fmt.Fprintf(&b, "\n\t%s:%d: in %s", dbg.Source, dbg.CurrentLine, frameName(dbg.Name))
+		traceLine(&b, f, f.What())
+		return true
+	})
+	if more {
+		b.WriteString("\n\t...")
 	}
 	ud := L.NewUserData()
 	ud.Value = &raised{value: L.Get(1), traceback: b.String()}

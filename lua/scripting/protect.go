@@ -1,6 +1,7 @@
 package scripting
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/yuin/gopher-lua"
@@ -22,11 +23,15 @@ import (
 // escape as a Go panic (an error raised while the value stack is full, as a
 // registry overflow leaves it, when errfunc is set). That error does not
 // reach errfunc: it comes back as gopher-lua raised it, with its position
-// and gopher-lua's traceback. A Go panic that gopher-lua recovered (a bug
+// and a traceback. A Go panic that gopher-lua recovered (a bug
 // in a Go function the script called) comes back as a Lua error whose
 // message starts with the position of the innermost Lua code. On error, as
 // with L.PCall, the function and its arguments are gone from the stack and
 // no results are pushed.
+//
+// The tracebacks PCall writes (without errfunc, or for an error that
+// escapes it) list frames as WalkStack does: at most 40, tail calls as one
+// line.
 func PCall(L *lua.LState, nargs, nret int, errfunc *lua.LFunction) error {
 	return budgetCall(L, nargs, func() error { return protectedCall(L, nargs, nret, errfunc) })
 }
@@ -39,7 +44,9 @@ func protectedCall(L *lua.LState, nargs, nret int, errfunc *lua.LFunction) error
 		p := protectorOf(L)
 		p.guarded++
 		defer func() { p.guarded-- }()
-		return withPosition(L.PCall(nargs, nret, nil))
+		L.Insert(p.tracer, L.GetTop()-nargs) // tracer(fn, args...)
+		p.nret = nret
+		return withPosition(L.PCall(nargs+1, nret, nil))
 	}
 	return protectorOf(L).pcall(L, nargs, nret, errfunc)
 }
@@ -54,6 +61,7 @@ func protectedCall(L *lua.LState, nargs, nret int, errfunc *lua.LFunction) error
 // only a state driven through raw L.PCall pays per callback.
 type protector struct {
 	guard    *lua.LFunction // calls the function with the handler, inside an outer PCall
+	tracer   *lua.LFunction // calls the function with tracebacks written by panicTraced
 	identity *lua.LFunction // the handler of the sandbox's pcall: returns the error as it is
 	runner   *lua.LFunction // calls run's f inside an outer PCall
 	guarded  int            // outer PCalls open on this state
@@ -77,6 +85,7 @@ func protectorOf(L *lua.LState) *protector {
 	}
 	p := &protector{}
 	p.guard = L.NewFunction(p.runGuard)
+	p.tracer = L.NewFunction(p.runTraced)
 	p.runner = L.NewFunction(p.runF)
 	p.identity = L.NewFunction(func(L *lua.LState) int { L.Push(L.Get(1)); return 1 })
 	ud := L.NewUserData()
@@ -131,7 +140,9 @@ func (p *protector) runF(L *lua.LState) int {
 	f := p.f
 	p.f = nil
 	p.guarded++
-	defer func() { p.guarded-- }()
+	prev := L.Panic
+	L.Panic = panicTraced // for what escapes a callback's PCall (see runGuard)
+	defer func() { p.guarded--; L.Panic = prev }()
 	p.err = f()
 	return 0
 }
@@ -142,12 +153,57 @@ func (p *protector) runGuard(L *lua.LState) int {
 	nret, errfunc := p.nret, p.errfunc
 	p.errfunc = nil
 	p.guarded++
-	defer func() { p.guarded-- }()
+	// L.PCall raises what escapes it (the overflow above) through the
+	// L.Panic it found: this one gives it a bounded traceback, so that the
+	// outer PCall does not write gopher-lua's own.
+	prev := L.Panic
+	L.Panic = panicTraced
+	defer func() { p.guarded--; L.Panic = prev }()
 	if err := L.PCall(L.GetTop()-1, nret, errfunc); err != nil {
 		p.err = err
 		return 0
 	}
 	return L.GetTop()
+}
+
+// runTraced calls its first argument with the rest and returns its
+// results. An error raised under it (through L.Panic, as RaiseError,
+// error and the VM raise) carries the traceback panicTraced writes, so
+// that PCall does not write gopher-lua's own: one line per tail call, the
+// whole list made before it is cut.
+// A Go panic under it gets the same traceback here, while its frames
+// still exist.
+func (p *protector) runTraced(L *lua.LState) int {
+	nret := p.nret
+	prev := L.Panic
+	L.Panic = panicTraced
+	defer func() {
+		L.Panic = prev
+		if r := recover(); r != nil {
+			if _, ok := r.(*lua.ApiError); ok {
+				panic(r)
+			}
+			panic(&lua.ApiError{Type: lua.ApiErrorPanic, Object: lua.LString(fmt.Sprint(r)), StackTrace: stackTraceback(L)})
+		}
+	}()
+	L.Call(L.GetTop()-1, nret)
+	return L.GetTop()
+}
+
+// panicTraced is L.Panic with the traceback of a main chunk's error.
+func panicTraced(L *lua.LState) {
+	panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: L.Get(-1), StackTrace: stackTraceback(L)})
+}
+
+// stackTraceback describes L's frames from the innermost outwards, as
+// WalkStack lists them.
+func stackTraceback(L *lua.LState) string {
+	var b strings.Builder
+	b.WriteString(tracebackHeading)
+	if WalkStack(L, 0, func(f StackFrame) bool { traceLine(&b, f, f.What()); return true }) {
+		b.WriteString("\n\t...")
+	}
+	return b.String()
 }
 
 // withPosition gives the message of a Go panic that PCall recovered the
