@@ -11,6 +11,9 @@
 #   RAW        also keep the raw benchmark output in this file
 #   SVG        where to draw ns/op against pending timers (default
 #              docs/bench-scaling.svg)
+#   DOC        the markdown file whose figures block (between the lines
+#              <!-- figures:begin --> and <!-- figures:end -->) the report
+#              replaces (default docs/benchmarks.md; empty: none)
 #   GO         the go command (default go)
 #
 # The whole report takes about 3 minutes on 2 cores with the defaults (about
@@ -70,4 +73,28 @@ if [[ -n "${RAW:-}" ]]; then
 fi
 # benchreport is a module of its own (x/perf stays out of ours): run it from there.
 # From the same figures it redraws docs/bench-scaling.svg (SVG= names another file).
-"$GO" run -C bench/cmd/benchreport . -stat "${STAT:-median}" -svg "$svg" "$raw"
+report=$(mktemp)
+trap 'rm -f "$raw" "$report"' EXIT
+"$GO" run -C bench/cmd/benchreport . -stat "${STAT:-median}" -svg "$svg" "$raw" >"$report"
+cat "$report"
+
+# The report, its headings one level down and its title left out, becomes
+# the figures block of DOC: the figures there are always a whole run's.
+doc=${DOC-docs/benchmarks.md}
+if [[ -n "$doc" ]]; then
+	if ! grep -q '^<!-- figures:begin -->$' "$doc" || ! grep -q '^<!-- figures:end -->$' "$doc"; then
+		echo "bench.sh: $doc has no figures block (<!-- figures:begin --> ... <!-- figures:end -->): left as it was" >&2
+	else
+		block=$(mktemp)
+		{
+			echo "Written by \`make bench\` at commit \`$(git rev-parse --short HEAD 2>/dev/null || echo unknown)\`; do not edit by hand."
+			sed -e '1{/^# /d}' -e 's/^#/##/' "$report"
+		} >"$block"
+		awk -v block="$block" '
+			/^<!-- figures:begin -->$/ { print; while ((getline line < block) > 0) print line; skip = 1; next }
+			/^<!-- figures:end -->$/ { skip = 0 }
+			!skip { print }' "$doc" >"$doc.new" && mv "$doc.new" "$doc"
+		rm -f "$block"
+		echo "bench.sh: wrote the figures into $doc" >&2
+	fi
+fi
