@@ -121,3 +121,47 @@ func TestIsLeafFindsEveryCall(t *testing.T) {
 		t.Error("isLeaf(a Go function) = true, want false")
 	}
 }
+
+// Leaf callbacks of different keys and generations share one tick table,
+// and each reads its own tick's values in it, in both spellings.
+func TestLeafTickTableHoldsEachTicksValues(t *testing.T) {
+	L, h := budgetState(t, Options{Budget: testBudget})
+	if err := chunk(t, L, `
+		local Temporal = require "temporal"
+		local s = require("app-host").scheduler
+		local function ms(n) return Temporal.duration{ milliseconds = n } end
+		seen, tables = {}, {}
+		local function leaf(tick)
+			seen[#seen + 1] = tick.generation * 1000 + tick["delivery-index"] * 10 + tick.skipped_ticks
+			tables[tick] = true
+		end
+		s:register_timer{ key = "a", interval = ms(10), callback = leaf }
+		s:register_timer{ key = "b", interval = ms(15), callback = leaf }
+		s:register_timer{ key = "b", interval = ms(15), callback = leaf } -- generation 2
+	`); err != nil {
+		t.Fatal(err)
+	}
+	if err := Drain(L, "update", func() error { return h.Update(31) }); err != nil {
+		t.Fatal(err)
+	}
+	got := []int{}
+	seen := L.GetGlobal("seen").(*lua.LTable)
+	for i := 1; i <= seen.Len(); i++ {
+		got = append(got, int(seen.RawGetInt(i).(lua.LNumber)))
+	}
+	// a: generation 1 at 10, 20, 30; b: generation 2 at 15, 30.
+	want := []int{1010, 2010, 1020, 1030, 2020}
+	if len(got) != len(want) {
+		t.Fatalf("ticks %v; want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("ticks %v; want %v", got, want)
+		}
+	}
+	n := 0
+	L.GetGlobal("tables").(*lua.LTable).ForEach(func(lua.LValue, lua.LValue) { n++ })
+	if n != 1 {
+		t.Fatalf("%d tick tables; want the one leaf table", n)
+	}
+}
