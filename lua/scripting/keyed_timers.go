@@ -91,7 +91,6 @@ func keyedOf(L *lua.LState) *keyedLua {
 // timer's Data.
 type timerRunner struct {
 	fn      *lua.LFunction
-	leaf    bool        // fn makes no call: it runs as a plain call (isLeaf)
 	run     *handlerRun // the handler running, if any
 	tick    *lua.LTable // the generation's tick table, refilled for each tick
 	skipped int64       // its skipped-ticks
@@ -115,6 +114,11 @@ type handlerRun struct {
 // makes no call (see isLeaf).
 type leafCallback struct{ fn *lua.LFunction }
 
+// leafTickCallback is the Data of a leaf callback that takes its tick, or
+// of a Go function: both run as a plain call with the leaf tick table.
+// Neither needs a runner, so the fire reads nothing but the function.
+type leafTickCallback struct{ fn *lua.LFunction }
+
 // start runs the callback for a new tick on a pooled thread, or, when it
 // cannot wait (isLeaf), as a plain call.
 func (k *keyedLua) start(t *sched.Tick) error {
@@ -122,10 +126,10 @@ func (k *keyedLua) start(t *sched.Tick) error {
 	if l, ok := d.(leafCallback); ok {
 		return k.callLeaf(l.fn, nil)
 	}
-	r, takesTick := d.(*timerRunner)
-	if takesTick && r.leaf {
-		return k.callLeaf(r.fn, k.leafTickTable(t))
+	if l, ok := d.(leafTickCallback); ok {
+		return k.callLeaf(l.fn, k.leafTickTable(t))
 	}
+	r, takesTick := d.(*timerRunner)
 	run := k.newRun()
 	run.s, run.th = t.Scheduler(), k.thread()
 	k.running++
@@ -465,10 +469,12 @@ func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
 	// generation is the function alone.
 	var data any = cb
 	switch {
+	case !cannotSeeArgs(cb) && (cb.IsG || isLeaf(cb)):
+		// A Go function runs as a plain call too: gopher-lua cannot start
+		// a coroutine on one, and it cannot reach tick:wait.
+		data = leafTickCallback{cb}
 	case !cannotSeeArgs(cb):
-		// A Go function runs as a plain call: gopher-lua cannot start a
-		// coroutine on one, and it cannot reach tick:wait.
-		data = &timerRunner{fn: cb, leaf: cb.IsG || isLeaf(cb)}
+		data = &timerRunner{fn: cb}
 	case isLeaf(cb):
 		data = leafCallback{cb}
 	}
