@@ -429,6 +429,13 @@ func (rs *RecurrenceSet) source(r *rule, forced bool, res *resolver, d Disambigu
 			return &stepSource{end: end, start: rs.start, step: unit * int64(r.interval), k: first}
 		}
 	}
+	after := rs.start - 1 // rrule-go yields nothing before DTSTART
+	if forced {
+		after = rs.start
+	}
+	if s := newSubDailySource(r, rs.start, end, after, h); s != nil {
+		return s
+	}
 	opt := r.opt
 	ds := rs.dtstart
 	opt.Dtstart = time.Date(ds.Year, ds.Month, ds.Day, ds.Hour, ds.Minute, ds.Second, 0, time.UTC)

@@ -114,6 +114,16 @@ func TestOccurrencesStopWithTheBudget(t *testing.T) {
 	}
 }
 
+// A rule that matches once a day is expanded a day at a time, not a second
+// at a time: a million of its occurrences reach past 2262 within the budget.
+func TestOccurrencesOnceADay(t *testing.T) {
+	L, _ := budgetState(t, Options{Budget: time.Second})
+	err := chunk(t, L, `local Temporal = require "temporal"
+		local rs = Temporal.recurrence_set{ dtstart = "2024-01-01T00:00:00", rrule = "FREQ=SECONDLY;BYHOUR=12;BYMINUTE=0;BYSECOND=0" }
+		rs:occurrences{ zone_id = "UTC", limit = 1000000 }`)
+	wantErr(t, err, "f.lua:3: occurrences: local time 2262-04-12T12:00:00 in UTC is outside the Instant range")
+}
+
 // A callback's runaway names the callback; the scheduler goes on, and the
 // jobs pending are still there.
 func TestBudgetStopsRunawayCallback(t *testing.T) {
