@@ -39,6 +39,10 @@ const MaxOccurrences = 1_000_000
 // window with more than MaxOccurrences occurrences.
 var ErrTooManyOccurrences = errors.New("too many occurrences")
 
+// ErrStopped is wrapped by the error Occurrences returns when its
+// ExpandOptions.Stop said to stop.
+var ErrStopped = errors.New("recurrence expansion stopped")
+
 // RecurrenceError reports a bad recurrence set or expansion option. Op is
 // "recurrence set" (NewRecurrenceSet) or "occurrences"; Field names the part
 // (dtstart, rrule, exrule, rdate, exdate, limit, after, before, zone).
@@ -153,13 +157,19 @@ type ExpandOptions struct {
 	Limit          int            // at most this many; 0 = no limit; negative is an error
 	After          *Instant       // inclusive lower bound, if set
 	Before         *Instant       // exclusive upper bound, if set
+	// Stop, if set, is asked every few steps of the expansion (a step of
+	// rrule-go may pass over many local times that do not match); true
+	// ends Occurrences with an error wrapping ErrStopped. A caller's time
+	// budget or context goes here.
+	Stop func() bool
 }
 
 // Occurrences expands the set in opts.Zone and returns its occurrences in
 // instant order, each instant once, within [After, Before) and at most
 // Limit of them. An unbounded set needs Limit or Before (ErrUnbounded).
 // More than MaxOccurrences of them is an error (ErrTooManyOccurrences),
-// whatever Limit says.
+// whatever Limit says. A Stop that says to stop is an error wrapping
+// ErrStopped, whatever was found before it.
 //
 // Only returned occurrences are resolved: a local time that Reject refuses
 // is an error (a *ResolveError) only if it would be returned, not when it
@@ -183,12 +193,19 @@ func (rs *RecurrenceSet) Occurrences(opts ExpandOptions) ([]Instant, error) {
 		return nil, fmt.Errorf("occurrences: %w", err)
 	}
 	it := rs.Iterator(z, opts.Disambiguation)
+	it.halt.stop = opts.Stop
 	if opts.After != nil {
 		it.Seek(*opts.After)
 	}
 	out := []Instant{}
 	for opts.Limit == 0 || len(out) < opts.Limit {
+		if it.halt.check() {
+			break
+		}
 		x, ok, err := it.nextItem()
+		if it.halt.stopped {
+			break
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -207,6 +224,10 @@ func (rs *RecurrenceSet) Occurrences(opts ExpandOptions) ([]Instant, error) {
 			return nil, err
 		}
 		out = append(out, at)
+	}
+	if it.halt.stopped {
+		// The sources ended early: what was found is not the answer.
+		return nil, fmt.Errorf("occurrences: %w after %d occurrences", ErrStopped, len(out))
 	}
 	return out, nil
 }

@@ -32,6 +32,35 @@ type RecurrenceIterator struct {
 	last    int64  // key of the last instant returned
 	hasLast bool
 	pending error // a set that cannot be expanded in this zone
+	halt    halt
+}
+
+// halt is an expansion's way out: rrule-go may step through many
+// candidates that do not match (every second of a day, for a SECONDLY rule
+// with BYHOUR) before it yields one, so its source asks between yields
+// whether to go on. Once stop says no, the sources end and the expansion
+// reports ErrStopped.
+type halt struct {
+	stop    func() bool // nil: never stop
+	n       int         // checks since stop was last called
+	stopped bool
+}
+
+// haltEvery is how many checks pass between two calls of stop: a call may
+// cost more than a cheap step.
+const haltEvery = 8
+
+// check reports whether the expansion must stop.
+func (h *halt) check() bool {
+	if h.stop == nil || h.stopped {
+		return h.stopped
+	}
+	if h.n++; h.n < haltEvery {
+		return false
+	}
+	h.n = 0
+	h.stopped = h.stop()
+	return h.stopped
 }
 
 // item is one included wall time and its resolution.
@@ -65,11 +94,11 @@ func (rs *RecurrenceSet) Iterator(z *Zone, d Disambiguation) *RecurrenceIterator
 			it.pending = &RecurrenceError{Op: "occurrences", Field: "rrule", Value: r.text,
 				Reason: "UNTIL " + r.until.text + " is before DTSTART " + rs.dtstart.String() + " in " + z.id + ": the rule would add no occurrence"}
 		}
-		it.incl.add(rs.source(r, true, it.res, untilD))
+		it.incl.add(rs.source(r, true, it.res, untilD, &it.halt))
 	}
 	it.excl.add(&sliceSource{walls: rs.exdates})
 	for _, r := range rs.exrules {
-		it.excl.add(rs.source(r, false, it.res, untilD))
+		it.excl.add(rs.source(r, false, it.res, untilD, &it.halt))
 	}
 	return it
 }
@@ -377,8 +406,8 @@ func (e *ruleEnd) admit(w int64) (ok, stop bool) {
 // source builds the wall source of one rule. forced: DTSTART is the rule's
 // first occurrence (RRULE), and the source yields the walls after it;
 // otherwise (EXRULE) it yields the rule's matches only, DTSTART included if
-// it matches.
-func (rs *RecurrenceSet) source(r *rule, forced bool, res *resolver, d Disambiguation) wallSource {
+// it matches. h is the iterator's halt, which an rrule-go source asks.
+func (rs *RecurrenceSet) source(r *rule, forced bool, res *resolver, d Disambiguation, h *halt) wallSource {
 	end := ruleEnd{counted: r.count > 0, left: int64(r.count), until: r.until, res: res, d: d}
 	first := int64(0)
 	if forced {
@@ -400,6 +429,13 @@ func (rs *RecurrenceSet) source(r *rule, forced bool, res *resolver, d Disambigu
 			return &stepSource{end: end, start: rs.start, step: unit * int64(r.interval), k: first}
 		}
 	}
+	after := rs.start - 1 // rrule-go yields nothing before DTSTART
+	if forced {
+		after = rs.start
+	}
+	if s := newSubDailySource(r, rs.start, end, after, h); s != nil {
+		return s
+	}
 	opt := r.opt
 	ds := rs.dtstart
 	opt.Dtstart = time.Date(ds.Year, ds.Month, ds.Day, ds.Hour, ds.Minute, ds.Second, 0, time.UTC)
@@ -408,7 +444,7 @@ func (rs *RecurrenceSet) source(r *rule, forced bool, res *resolver, d Disambigu
 		// parseRule checked every bound rrule-go checks.
 		panic("temporal: rrule-go refused a validated rule: " + err.Error())
 	}
-	src := &rruleSource{end: end, gen: rr.Iterator()}
+	src := &rruleSource{end: end, gen: rr.Iterator(), halt: h}
 	if forced {
 		src.after = rs.start
 	} else {
@@ -504,10 +540,14 @@ type rruleSource struct {
 	end   ruleEnd
 	gen   rrule.Next
 	after int64 // yield only walls after this (DTSTART, when forced; then the last one)
+	halt  *halt
 }
 
 func (s *rruleSource) next() (int64, bool) {
 	for {
+		if s.halt.check() {
+			return 0, false
+		}
 		t, ok := s.gen()
 		if !ok {
 			return 0, false

@@ -159,7 +159,7 @@ func (c *runCluster) traceChange(ch etcdlease.Change) {
 	if !ch.Owned {
 		state = "lost"
 	}
-	c.s.rec.line(c.s.elapsed().DecimalSeconds(), "ownership", strconv.Quote(ch.ID), state, "fence "+strconv.FormatUint(ch.Fence, 10), "("+ch.Why+")")
+	c.s.rec.line(c.s.elapsed().DecimalSeconds(), "ownership", traceQuote(ch.ID), state, "fence "+strconv.FormatUint(ch.Fence, 10), "("+ch.Why+")")
 }
 
 // Claim is scripting.Cluster: the script's owner id, claimed for at most

@@ -208,7 +208,7 @@ func (r *recorder) frame(kind string, from, to temporal.Duration, facets []strin
 		return
 	}
 	if r.all {
-		names := strings.Join(facets, ",")
+		names := traceText(strings.Join(facets, ","))
 		if names == "" {
 			names = "-"
 		}

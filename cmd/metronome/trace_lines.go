@@ -3,10 +3,24 @@ package main
 import (
 	"strconv"
 
+	"github.com/metronome-rt/metronome/internal/clip"
 	"github.com/metronome-rt/metronome/lua/scripting"
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
+
+// maxTraceText is how many bytes of a script's text (a label, a key, a
+// location, an owner id, a list of facets) a trace line shows: each line
+// stays short whatever the script names things, so a trace grows with the
+// number of events, not with the size of their names.
+const maxTraceText = 200
+
+// traceText is s as a bare trace field: its first maxTraceText bytes, then
+// "…(N bytes)" when it is longer.
+func traceText(s string) string { return clip.TextN(s, maxTraceText) }
+
+// traceQuote is s as a quoted trace field, cut as traceText cuts.
+func traceQuote(s string) string { return clip.QuoteN(s, maxTraceText) }
 
 // loop writes the line of a task a script's event loop is about to run:
 //
@@ -15,7 +29,7 @@ import (
 // ELAPSED is the host's, LOOP-TIME the loop's own clock; #ID and LABEL
 // are - when the task has none.
 func (r *recorder) loop(at temporal.Duration, e scripting.LoopEvent) {
-	id, label := "-", e.Label
+	id, label := "-", traceText(e.Label)
 	if e.ID > 0 {
 		id = "#" + strconv.Itoa(e.ID)
 	}
@@ -38,13 +52,13 @@ func (r *recorder) loop(at temporal.Duration, e scripting.LoopEvent) {
 func jobTraceFields(at temporal.Duration, f sched.Fire) []string {
 	fields := jobTraceCore(at, f)
 	if f.Name != "" {
-		fields = append(fields, "label "+strconv.Quote(f.Name))
+		fields = append(fields, "label "+traceQuote(f.Name))
 	}
 	return fields
 }
 
 func jobTraceCore(at temporal.Duration, f sched.Fire) []string {
-	label := f.Label
+	label := traceText(f.Label)
 	if label == "" {
 		label = "-"
 	}
@@ -52,7 +66,7 @@ func jobTraceCore(at temporal.Duration, f sched.Fire) []string {
 	if f.Event != sched.EventFire {
 		fields := []string{at.DecimalSeconds(), f.Event.String(), id, label, f.Kind.String()}
 		if f.Kind == sched.KindTimer {
-			fields = append(fields, "key "+strconv.Quote(f.Key), "generation "+strconv.FormatUint(f.Generation, 10))
+			fields = append(fields, "key "+traceQuote(f.Key), "generation "+strconv.FormatUint(f.Generation, 10))
 		}
 		return fields
 	}
@@ -70,7 +84,7 @@ func jobTraceCore(at temporal.Duration, f sched.Fire) []string {
 // and the three indices.
 func keyedTraceFields(f sched.Fire) []string {
 	return []string{
-		"key " + strconv.Quote(f.Key),
+		"key " + traceQuote(f.Key),
 		"generation " + strconv.FormatUint(f.Generation, 10),
 		"delivery " + strconv.FormatInt(f.DeliveryIndex, 10),
 		"scheduled " + strconv.Itoa(f.ScheduledIndex),

@@ -147,3 +147,38 @@ metronome run: stopped at --until 30ms (0.03s of virtual time) with 1 job pendin
 		}
 	}
 }
+
+// maxTraceLine is the longest a trace line can be: a keyed tick's, with a
+// key and a label option of maxTraceText bytes that each quote to 4
+// characters a byte, a location as long, and every number at its widest.
+const maxTraceLine = 2100
+
+// A script's names of a megabyte each (a label, a key, a facet, a chunk
+// name, every millisecond) give trace lines that show their first 200
+// bytes and their length: each line stays under maxTraceLine bytes.
+func TestRunTraceCutsLongNames(t *testing.T) {
+	code, _, errOut := cli(t, t.Context(), "run", "--trace=all", "--until", "3ms", "testdata/trace/long_names.lua")
+	if code != 0 {
+		t.Fatalf("exit %d: %.300s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+	kinds := map[string]int{}
+	for _, line := range lines[:len(lines)-1] { // the last: where --until stopped
+		if len(line) > maxTraceLine {
+			t.Errorf("a trace line of %d bytes: %.120q", len(line), line)
+		}
+		if !strings.Contains(line, "…(10485") || !strings.Contains(line, " bytes)") {
+			t.Errorf("a trace line without the long name's length: %.120q", line)
+		}
+		kinds[strings.Fields(line)[1]]++
+	}
+	for _, k := range []string{"every", "timer", "loop", "frame"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s line in the trace: %v", k, kinds)
+		}
+	}
+	want := `key "` + strings.Repeat(`\x01`, maxTraceText) + `"…(1048576 bytes)`
+	if !strings.Contains(errOut, want) {
+		t.Errorf("the key's field is not its first %d bytes and its length", maxTraceText)
+	}
+}

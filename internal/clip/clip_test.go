@@ -30,3 +30,15 @@ func TestText(t *testing.T) {
 		t.Errorf("Text(100 y) = %s, want %s", got, want)
 	}
 }
+
+func TestQuoteNTextN(t *testing.T) {
+	if got, want := QuoteN(strings.Repeat("\x01", 300), 200), `"`+strings.Repeat(`\x01`, 200)+`"…(300 bytes)`; got != want {
+		t.Errorf("QuoteN(300 bytes, 200) = %.40s..., want %.40s...", got, want)
+	}
+	if got := TextN("short", 200); got != "short" {
+		t.Errorf("TextN(short, 200) = %s", got)
+	}
+	if got, want := TextN(strings.Repeat("z", 201), 200), strings.Repeat("z", 200)+"…(201 bytes)"; got != want {
+		t.Errorf("TextN(201 z, 200) = %s, want %s", got, want)
+	}
+}

@@ -63,19 +63,35 @@ func formatNumber(f float64) string {
 	return fmt.Sprint(f)
 }
 
-// maxOptions is the most keys one option table accepts.
-const maxOptions = 10
+// inlineOptions is how many keys an option table holds in place; the
+// values of a longer key list's further keys go to a slice made for them.
+const inlineOptions = 10
 
 // options is a closed option table read once: every key must be one of the
 // accepted names (kebab-case or its snake_case spelling, never both). It
-// lives on the caller's stack: reading an option table allocates nothing.
+// lives on the caller's stack: reading an option table of at most
+// inlineOptions keys allocates nothing.
 type options struct {
-	L     *lua.LState
-	fn    string
-	arg   int
-	keys  []string               // accepted kebab-case names
-	vals  [maxOptions]lua.LValue // by index in keys; nil when absent
-	which [maxOptions]string     // the spelling used; "" when absent
+	L      *lua.LState
+	fn     string
+	arg    int
+	keys   []string // accepted kebab-case names
+	inline [inlineOptions]optionSlot
+	spill  []optionSlot // keys[inlineOptions:]; nil for shorter lists
+}
+
+// optionSlot is one accepted key's value as given.
+type optionSlot struct {
+	val   lua.LValue // nil when absent
+	which string     // the spelling used; "" when absent
+}
+
+// slot returns the slot of keys[i].
+func (o *options) slot(i int) *optionSlot {
+	if i < inlineOptions {
+		return &o.inline[i]
+	}
+	return &o.spill[i-inlineOptions]
 }
 
 // checkOptions reads argument n of fn as a closed option table with the
@@ -90,10 +106,10 @@ func checkOptions(L *lua.LState, n int, fn string, keys []string, hints map[stri
 }
 
 func readOptions(L *lua.LState, tbl *lua.LTable, n int, fn string, keys []string, hints map[string]string) options {
-	if len(keys) > maxOptions {
-		panic("scripting: more than maxOptions option keys")
-	}
 	o := options{L: L, fn: fn, arg: n, keys: keys}
+	if len(keys) > inlineOptions {
+		o.spill = make([]optionSlot, len(keys)-inlineOptions)
+	}
 	for k, v := tbl.Next(lua.LNil); k != lua.LNil; k, v = tbl.Next(k) {
 		ks, isStr := k.(lua.LString)
 		if !isStr {
@@ -106,10 +122,11 @@ func readOptions(L *lua.LState, tbl *lua.LTable, n int, fn string, keys []string
 			}
 			argError(L, n, fn, fmt.Sprintf("unknown option :%s (accepted: %s)", ks, acceptedList(keys)))
 		}
-		if o.which[i] != "" {
-			argError(L, n, fn, fmt.Sprintf("options :%s and :%s are one option; give one spelling", o.which[i], ks))
+		sl := o.slot(i)
+		if sl.which != "" {
+			argError(L, n, fn, fmt.Sprintf("options :%s and :%s are one option; give one spelling", sl.which, ks))
 		}
-		o.which[i], o.vals[i] = string(ks), v
+		sl.which, sl.val = string(ks), v
 	}
 	return o
 }
@@ -155,15 +172,17 @@ func acceptedList(keys []string) string {
 
 // get returns the option's value, or nil when absent.
 func (o *options) get(key string) lua.LValue {
-	if i := keyIndex(o.keys, key); i >= 0 && o.vals[i] != nil {
-		return o.vals[i]
+	if i := keyIndex(o.keys, key); i >= 0 {
+		if v := o.slot(i).val; v != nil {
+			return v
+		}
 	}
 	return lua.LNil
 }
 
 func (o *options) has(key string) bool {
 	i := keyIndex(o.keys, key)
-	return i >= 0 && o.which[i] != ""
+	return i >= 0 && o.slot(i).which != ""
 }
 
 // fail raises an argument error about one option.

@@ -67,6 +67,12 @@ func TestBudgetStopsRunawayMainChunk(t *testing.T) {
 		"string.match":       `local s = ("a"):rep(5000) while true do pcall(string.match, s, ("a-"):rep(5) .. "b") end`,
 		"string.gsub":        `string.gsub(("a"):rep(5000), ("a-"):rep(5) .. "b", "")`,
 		"string.gmatch":      `for _ in string.gmatch(("a"):rep(5000), ("a-"):rep(5) .. "b") do end`,
+		// A million occurrences, each rrule-go's step through a minute;
+		// two centuries of minutes stepped through to reach after.
+		"occurrences": `local Temporal = require "temporal"; local rs = Temporal.recurrence_set{ dtstart = "2024-01-01T00:00:00", rrule = "FREQ=SECONDLY;BYSECOND=0" }
+			rs:occurrences{ zone_id = "UTC", limit = 1000000 }`,
+		"occurrences after": `local Temporal = require "temporal"; local rs = Temporal.recurrence_set{ dtstart = "2024-01-01T00:00:00", rrule = "FREQ=MINUTELY;BYSECOND=0,30" }
+			rs:occurrences{ zone_id = "UTC", limit = 1, after = Temporal.instant.parse("2250-01-01T00:00:00Z") }`,
 	}
 	for name, src := range runaways {
 		t.Run(name, func(t *testing.T) {
@@ -78,6 +84,45 @@ func TestBudgetStopsRunawayMainChunk(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rs:occurrences stops inside its Go call once the budget has run out,
+// rather than finishing the expansion for the VM to stop after it.
+func TestOccurrencesStopWithTheBudget(t *testing.T) {
+	L, _ := budgetState(t, Options{Budget: testBudget})
+	returned := -1
+	L.SetGlobal("after_budget", L.NewFunction(func(L *lua.LState) int {
+		g := governorOf(L)
+		for deadline := time.Now().Add(time.Minute); !g.tripped() && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+		if !g.tripped() {
+			t.Error("the budget did not run out within a minute")
+		}
+		// The VM has not seen the budget run out: only occurrences can.
+		L.Push(L.Get(1))
+		L.Push(L.Get(2))
+		L.Push(L.Get(3))
+		L.Call(2, 1)
+		returned = L.Get(-1).(*lua.LTable).Len()
+		return 0
+	}))
+	err := chunk(t, L, `local Temporal = require "temporal"; local rs = Temporal.recurrence_set{ dtstart = "2024-01-01T00:00:00", rrule = "FREQ=SECONDLY;BYHOUR=12;BYMINUTE=0;BYSECOND=0" }
+		after_budget(rs.occurrences, rs, { zone_id = "UTC", limit = 1000 })`)
+	wantErr(t, err, "budget: main chunk f.lua ran past its 50ms budget")
+	if returned >= 0 {
+		t.Errorf("occurrences returned %d occurrences after the budget ran out; want the budget error", returned)
+	}
+}
+
+// A rule that matches once a day is expanded a day at a time, not a second
+// at a time: a million of its occurrences reach past 2262 within the budget.
+func TestOccurrencesOnceADay(t *testing.T) {
+	L, _ := budgetState(t, Options{Budget: time.Second})
+	err := chunk(t, L, `local Temporal = require "temporal"
+		local rs = Temporal.recurrence_set{ dtstart = "2024-01-01T00:00:00", rrule = "FREQ=SECONDLY;BYHOUR=12;BYMINUTE=0;BYSECOND=0" }
+		rs:occurrences{ zone_id = "UTC", limit = 1000000 }`)
+	wantErr(t, err, "f.lua:3: occurrences: local time 2262-04-12T12:00:00 in UTC is outside the Instant range")
 }
 
 // A callback's runaway names the callback; the scheduler goes on, and the

@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/yuin/gopher-lua"
 	"go.uber.org/goleak"
@@ -68,19 +69,36 @@ func liveHeap() uint64 {
 	return m.HeapAlloc
 }
 
-// checkBaseline fails t when goroutines or the live heap grew past what was
-// measured before the cycles.
-func checkBaseline(t *testing.T, cycles, goroutines int, heap uint64) {
+// baseline is what a run of cycles is measured against: the goroutines
+// alive and the live heap before it.
+type baseline struct {
+	goroutines goleak.Option // ignores the goroutines alive before
+	heap       uint64
+}
+
+func takeBaseline() baseline {
+	return baseline{goroutines: goleak.IgnoreCurrent(), heap: liveHeap()}
+}
+
+// leftGoroutines reports the goroutines started since b that are still
+// alive. Goroutines that end meanwhile (another test's, the runtime's
+// finalizer goroutine) are waited for with goleak's bounded retries rather
+// than compared by count at one instant.
+func (b baseline) leftGoroutines() error { return goleak.Find(b.goroutines) }
+
+// check fails t when goroutines are left or the live heap grew past what
+// was measured before the cycles.
+func (b baseline) check(t *testing.T, cycles int) {
 	t.Helper()
-	if n := runtime.NumGoroutine(); n != goroutines {
-		t.Errorf("after %d cycles: %d goroutines, %d before", cycles, n, goroutines)
+	if err := b.leftGoroutines(); err != nil {
+		t.Errorf("after %d cycles: %v", cycles, err)
 	}
 	after := liveHeap()
-	growth := int64(after) - int64(heap)
+	growth := int64(after) - int64(b.heap)
 	if growth > maxCycleGrowth {
-		t.Errorf("after %d cycles the live heap grew by %d bytes (%d -> %d): want at most %d", cycles, growth, heap, after, maxCycleGrowth)
+		t.Errorf("after %d cycles the live heap grew by %d bytes (%d -> %d): want at most %d", cycles, growth, b.heap, after, maxCycleGrowth)
 	}
-	t.Logf("%d cycles: live heap %d -> %d bytes (%+d)", cycles, heap, after, growth)
+	t.Logf("%d cycles: live heap %d -> %d bytes (%+d)", cycles, b.heap, after, growth)
 }
 
 // TestCreateScheduleDropCycles runs create-schedule-drop cycles in one state:
@@ -95,9 +113,9 @@ func TestCreateScheduleDropCycles(t *testing.T) {
 	L := cycleState(t)
 	defer L.Close()
 	runCycles(t, L, 100) // warm up: caches that fill once (zones, metatables)
-	goroutines, heap := runtime.NumGoroutine(), liveHeap()
+	b := takeBaseline()
 	runCycles(t, L, n)
-	checkBaseline(t, n, goroutines, heap)
+	b.check(t, n)
 }
 
 // TestStateCycles makes and closes a state per cycle, each running one
@@ -116,9 +134,40 @@ func TestStateCycles(t *testing.T) {
 	for range 20 {
 		cycle()
 	}
-	goroutines, heap := runtime.NumGoroutine(), liveHeap()
+	b := takeBaseline()
 	for range n {
 		cycle()
 	}
-	checkBaseline(t, n, goroutines, heap)
+	b.check(t, n)
+}
+
+// TestBaselineGoroutines checks the goroutine part of the baseline: a
+// goroutine alive at the baseline that ends before the check is no leak;
+// one started after it and still running is.
+func TestBaselineGoroutines(t *testing.T) {
+	release := make(chan struct{})
+	done := make(chan struct{})
+	go func() { <-release; close(done) }()
+	before := runtime.NumGoroutine()
+	b := takeBaseline()
+	close(release)
+	<-done
+	// Wait, bounded, until the goroutine has exited, so that the count is
+	// below the baseline's.
+	for deadline := time.Now().Add(10 * time.Second); runtime.NumGoroutine() >= before && time.Now().Before(deadline); {
+		runtime.Gosched()
+	}
+	if err := b.leftGoroutines(); err != nil {
+		t.Errorf("a goroutine that ended after the baseline: %v", err)
+	}
+
+	stop := make(chan struct{})
+	ended := make(chan struct{})
+	go func() { <-stop; close(ended) }()
+	err := b.leftGoroutines()
+	close(stop)
+	<-ended
+	if err == nil {
+		t.Error("a goroutine started after the baseline and still running: no error")
+	}
 }

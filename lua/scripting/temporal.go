@@ -960,8 +960,14 @@ func recurrenceOccurrences(L *lua.LState) int {
 		argError(L, 1, fn, "a Temporal.recurrence-set expected (call it as rs:occurrences{...}), got "+describe(L.Get(1)))
 	}
 	opts, o := expandOptions(L, 2, fn)
+	if g := governorOf(L); g != nil {
+		opts.Stop = g.tripped // a rule that rarely matches scans long between occurrences
+	}
 	list, err := rs.Occurrences(opts)
-	if err != nil {
+	switch {
+	case errors.Is(err, temporal.ErrStopped):
+		raise(L, "%s", governorOf(L).message())
+	case err != nil:
 		raiseError(L, luaCall{fn, o.arg, true}, err)
 	}
 	out := L.CreateTable(len(list), 0)
