@@ -254,7 +254,7 @@ func TestNoBudgetNoContext(t *testing.T) {
 func TestBudgetContextKeepsTheContextRules(t *testing.T) {
 	L, _ := budgetState(t, Options{Budget: testBudget})
 	ctx := L.Context()
-	if ctx.Done() != ctx.Done() {
+	if done := ctx.Done(); done != L.Context().Done() {
 		t.Fatal("Done returned two channels")
 	}
 	if err := ctx.Err(); err != nil {
