@@ -30,13 +30,13 @@ func (h *Host) RunAll(maxFires int) error {
 	return h.s.RunAll(maxFires)
 }
 
-// RunToLast runs up to the latest deadline pending now; see
-// sched.Scheduler.RunToLast.
-func (h *Host) RunToLast() error {
+// RunToLast runs up to the latest deadline pending now, or fails after
+// maxFires fires; see sched.Scheduler.RunToLast.
+func (h *Host) RunToLast(maxFires int) error {
 	if err := h.canRun("RunToLast"); err != nil {
 		return err
 	}
-	return h.s.RunToLast()
+	return h.s.RunToLast(maxFires)
 }
 
 // Jump moves time by d as a suspended process sees it: each due job runs

@@ -39,7 +39,7 @@ func TestTestClockVerbsMoveJobsOnly(t *testing.T) {
 	if err := h.Jump(temporal.Millisecond * 30); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.RunToLast(); err != nil {
+	if err := h.RunToLast(100); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(log, " "); got != "other@5 host@5 every every" {
@@ -58,7 +58,7 @@ func TestTestClockVerbsRefuseReentry(t *testing.T) {
 	var errs []error
 	err := h.Register("mover", hostservices.FacetFunc(func(float64) error {
 		_, err := h.Next()
-		errs = append(errs, err, h.RunAll(1), h.RunToLast(), h.Jump(0))
+		errs = append(errs, err, h.RunAll(1), h.RunToLast(1), h.Jump(0))
 		return nil
 	}))
 	if err != nil {
@@ -72,5 +72,23 @@ func TestTestClockVerbsRefuseReentry(t *testing.T) {
 		if !errors.As(errs[i], &ce) || ce.Method != name || !errors.Is(errs[i], sched.ErrReentrant) {
 			t.Errorf("%s from a facet: %v", name, errs[i])
 		}
+	}
+}
+
+// RunToLast keeps RunAll's limit: an interval on the way to a job a day
+// out stops it with an error naming RunToLast and the interval.
+func TestTestClockRunToLastStopsAtItsLimit(t *testing.T) {
+	h := hostservices.New(temporal.Fixed(epoch))
+	fires := 0
+	if _, err := h.ScheduleEvery(temporal.Millisecond*5, func() error { fires++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.ScheduleOnce(temporal.Hour*24, func() error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	err := h.RunToLast(100)
+	var le *sched.RunLimitError
+	if !errors.As(err, &le) || le.Method != "RunToLast" || le.Next.Kind != sched.KindEvery || fires != 100 || h.Count() != 2 {
+		t.Fatalf("RunToLast: %v after %d fires, %d pending", err, fires, h.Count())
 	}
 }

@@ -44,7 +44,7 @@ test("run-all runs until nothing is pending, and fails while an interval is acti
   t:eq(hs:count(), 0)
   RuntimeTimers.Interval{ ["interval-ms"] = 1, callback = function() end }
   t:error(function() hs:run_all{ ["loop-limit"] = 50 } end,
-    "run-all: more than 50 fires and work is still pending (an active interval never ends; use advance, or raise loop-limit)")
+    "run-all: more than 50 fires and work is still pending; the next is every #")
   t:error(function() hs:run_all{ loop_limit = 0 } end, "bad argument #2 to 'run-all' (:loop-limit must be an integer >= 1, got number 0)")
   t:error(function() hs:run_all{ limit = 5 } end, "bad argument #2 to 'run-all' (unknown option :limit")
 end)
@@ -59,6 +59,16 @@ test("run-to-last stops at the latest deadline pending when it was called", func
   t:eq(log, { "o10@10", "t20@20" })
   t:eq(hs:now(), start + ms(20))
   t:eq(hs:count(), 1)
+end)
+
+test("run-to-last keeps run-all's loop limit and names the job it stopped at", function(t)
+  hs:schedule_every{ interval = ms(5), callback = function() end }
+  hs:schedule_once{ delay = Temporal.duration{ hours = 24 }, callback = note("tomorrow") }
+  t:error(function() hs:run_to_last() end,
+    "run-to-last: more than 10000 fires and work is still pending; the next is every #")
+  t:error(function() hs:run_to_last{ loop_limit = 10 } end, "run-to-last: more than 10 fires")
+  t:error(function() hs:run_to_last{ loop_limit = 0 } end, "bad argument #2 to 'run-to-last' (:loop-limit must be an integer >= 1, got number 0)")
+  t:eq(log, {})
 end)
 
 test("jump fires each due job once, and an interval stays on its grid", function(t)

@@ -287,3 +287,197 @@ test("a Lua source runs in turns and its deadline is an item", function(t)
   t:error(function() loop:register_source{ name = "net", class = "turn", ready = print, run = print } end,
     "registered already")
 end)
+
+-- ---- The test clock: the verbs a @sinonjs/fake-timers user reaches for ----
+-- Each test names the sinon behaviour it matches, or the HTML rule the loop
+-- follows instead.
+
+test("new{ now = ms } starts a virtual clock there", function(t)
+  -- sinon: install({ now }) / createClock(now) starts the clock at now.
+  local loop = EventLoop.new{ now = 200 }
+  t:eq(loop:now(), 200)
+  local at
+  loop:set_timeout(function() at = loop:now() end, 10)
+  loop:run_all()
+  t:eq(at, 210)
+  t:error(function() EventLoop.new{ now = -1 } end, ":now must be a loop time in ms from 0 to 9e12")
+end)
+
+test("advance(ms) runs what is due up to now + ms and returns now", function(t)
+  -- sinon: clock.tick(ms) returns clock.now; timers set by callbacks inside
+  -- the window fire in the same call. advance() is tick(0): what is due now.
+  local r = fresh()
+  local loop = r.loop
+  loop:set_timeout(function() r.note("a@" .. loop:now()); loop:set_timeout(r.cb("b"), 5) end, 10)
+  loop:set_timeout(r.cb("z"), 0)
+  t:eq(loop:advance(), 0)
+  t:eq(r.take(), "z@0")
+  t:eq(loop:advance(20), 20)
+  t:eq(r.take(), "a@10 b@15")
+  t:eq(loop["advance"](loop, 0.5), 20.5) -- HTML time is fractional: no rounding to whole ms, as sinon does
+end)
+
+test("next() moves to the earliest timer, runs it and the microtasks after it", function(t)
+  -- sinon: clock.next() fires the first timer and returns now; with none it
+  -- does nothing. Beyond sinon: a queued task runs first (it is due now), and
+  -- an animation frame is an item like a timer (sinon's rAF is a timer too).
+  local r = fresh()
+  local loop = r.loop
+  loop:set_timeout(function() r.note("a@" .. loop:now()); loop:queue_microtask(r.cb("m")) end, 10)
+  loop:set_timeout(r.cb("b"), 10)
+  loop:request_animation_frame(function(at) r.note("frame@" .. at) end)
+  loop:queue_task(r.cb("task"))
+  t:eq(loop:next(), 0)
+  t:eq(r.take(), "task@0")
+  t:eq(loop:next(), 10)
+  t:eq(r.take(), "a@10 m@10")
+  t:eq(loop:next(), 10)
+  t:eq(loop:next(), 16)
+  t:eq(r.take(), "b@10 frame@16")
+  t:eq(loop:next(), 16) -- nothing pending: time stays
+end)
+
+test("jump(ms) moves time first; each timer due on the way fires once, late", function(t)
+  -- sinon: clock.jump(ms) "firing callbacks at most once": every timer due
+  -- before now + ms runs once at the new now, an interval then repeats from
+  -- there.
+  local r = fresh()
+  local loop = r.loop
+  loop:set_interval(r.cb("iv"), 10)
+  loop:set_timeout(r.cb("a"), 5)
+  loop:set_timeout(r.cb("later"), 50)
+  t:eq(loop:jump(35), 35)
+  t:eq(r.take(), "iv@35 a@35")
+  loop:advance(15)
+  t:eq(r.take(), "iv@45 later@50")
+  t:error(function() loop:jump(-1) end, "bad argument #2 to 'jump' (ms must be a number of milliseconds >= 0")
+end)
+
+test("run_microtasks() is the microtask checkpoint alone", function(t)
+  -- sinon: clock.runMicrotasks() runs the queued jobs and those they queue,
+  -- and no timer, and time stays.
+  local r = fresh()
+  local loop = r.loop
+  loop:set_timeout(r.cb("t"), 0)
+  loop:queue_microtask(function() r.note("m1"); loop:queue_microtask(r.cb("m2")) end)
+  loop["run-microtasks"](loop)
+  t:eq(r.take(), "m1 m2@0")
+  t:eq(loop:count(), 1)
+end)
+
+test("run_to_frame() runs up to the next 16 ms frame, that frame included", function(t)
+  -- sinon: clock.runToFrame() ticks to the next frame, firing the animation
+  -- frame callbacks and the timers on the way. HTML's frames fall on the
+  -- loop's own 16 ms grid, not on one counted from when the clock started as
+  -- sinon's do.
+  local log = {}
+  local loop = EventLoop.new{ now = 20 }
+  loop:set_timeout(function() log[#log + 1] = "a@" .. loop:now() end, 5)
+  loop:request_animation_frame(function(at) log[#log + 1] = "frame@" .. at end)
+  t:eq(loop:run_to_frame(), 32)
+  t:eq(table.concat(log, " "), "a@25 frame@32")
+  t:eq(loop:run_to_frame(), 48) -- no frame requested: to the next frame time all the same
+end)
+
+test("run_all() runs until nothing is pending, under its loop limit, and returns now", function(t)
+  -- sinon: clock.runAll() runs timers set meanwhile too and throws past
+  -- loopLimit; its microtasks count against the limit as here. The default
+  -- limit is 10,000 (sinon's is 1000); an error leaves what did not run
+  -- queued, so a test can inspect it.
+  local r = fresh()
+  local loop = r.loop
+  loop:set_timeout(function() loop:set_timeout(r.cb("chained"), 100) end, 10)
+  t:eq(loop:run_all(), 110)
+  t:eq(r.take(), "chained@110")
+  local n = 0
+  for _ = 1, 12 do loop:queue_microtask(function() n = n + 1 end) end
+  t:error(function() loop:run_all{ loop_limit = 10 } end,
+    "run-all: more than 10 tasks and microtasks ran and work is still pending; the last was the microtask queued at event_loop_test.lua:")
+  t:eq(n, 10)
+  t:eq(loop:count(), 2)
+  loop:run_all()
+  t:eq(n, 12)
+end)
+
+test("run_to_last() runs to the latest timer pending at the call and returns now", function(t)
+  -- sinon: clock.runToLast() runs every timer up to the last one scheduled
+  -- when it was called; timers set meanwhile run only if due before it.
+  -- Unlike sinon it keeps run-all's loop limit, so an interval far shorter
+  -- than the way to the last timer ends with an error, not a hang.
+  local r = fresh()
+  local loop = r.loop
+  loop:set_timeout(r.cb("a"), 10)
+  loop:set_timeout(function() loop:set_timeout(r.cb("beyond"), 1) end, 20)
+  t:eq(loop:run_to_last(), 20)
+  t:eq(r.take(), "a@10")
+  t:eq(loop:count(), 1)
+  loop:reset()
+  loop:set_interval(function() end, 5)
+  loop:set_timeout(r.cb("tomorrow"), 86400000)
+  t:error(function() loop["run-to-last"](loop, { ["loop-limit"] = 100 }) end,
+    "run-to-last: more than 100 tasks and microtasks ran and work is still pending; the last was the interval set at event_loop_test.lua:")
+  t:eq(loop:count(), 2)
+end)
+
+test("count() counts timers, queued tasks, microtasks and frame callbacks", function(t)
+  -- sinon: clock.countTimers() counts the timers and the queued jobs
+  -- (microtasks); an animation frame callback is a timer there as here.
+  local loop = EventLoop.new()
+  t:eq(loop:count(), 0)
+  local id = loop:set_timeout(function() end, 5)
+  loop:set_interval(function() end, 5)
+  loop:queue_task(function() end)
+  loop:queue_microtask(function() end)
+  loop:request_animation_frame(function() end)
+  t:eq(loop:count(), 5)
+  loop:clear_timeout(id)
+  t:eq(loop:count(), 4)
+end)
+
+test("reset() drops everything pending and puts now back to the start", function(t)
+  -- sinon: clock.reset() removes every timer and job without firing them and
+  -- restores now. Ids keep counting, so an id from before never clears a
+  -- timer set after.
+  local ran = false
+  local loop = EventLoop.new{ now = 100 }
+  local old = loop:set_timeout(function() ran = true end, 5)
+  loop:advance(3)
+  loop:queue_microtask(function() ran = true end)
+  loop:queue_task(function() ran = true end)
+  loop:request_animation_frame(function() ran = true end)
+  loop:reset()
+  t:eq(loop:now(), 100)
+  t:eq(loop:count(), 0)
+  local fired = false
+  loop:set_timeout(function() fired = true end, 1)
+  loop:clear_timeout(old)
+  loop:run_all()
+  t:eq(ran, false)
+  t:eq(fired, true)
+  t:error(function()
+    loop:queue_task(function() loop:reset() end)
+    loop:run_all()
+  end, "reset: the event loop is running")
+end)
+
+test("a chain that never lets time move stops at the loop limit, per instant", function(t)
+  -- HTML, not sinon: a timer set from a microtask runs at nesting level 0 and
+  -- is never clamped, so a timer -> microtask -> 0 ms timer chain keeps time
+  -- at one instant (sinon's tick would spin). run, advance, next, jump and
+  -- run-to-last allow loop-limit callbacks at one instant and raise past it.
+  for _, verb in ipairs{ "run", "advance", "run_to_last", "jump" } do
+    local loop = EventLoop.new{ ["loop-limit"] = 200 }
+    local function chain() loop:queue_microtask(function() loop:set_timeout(chain, 0) end) end
+    loop:set_timeout(chain, 0)
+    loop:set_timeout(function() end, 1000)
+    local arg = verb ~= "run_to_last" and 1000 or nil
+    t:error(function() loop[verb](loop, arg) end, "more than 200 tasks and microtasks ran")
+    t:ok(loop:count() >= 1, verb) -- the next link stays queued
+  end
+  -- Many callbacks spread over time are not a chain.
+  local loop = EventLoop.new{ loop_limit = 10 }
+  local n = 0
+  loop:set_interval(function() n = n + 1 end, 5)
+  loop:advance(100)
+  t:eq(n, 20)
+end)

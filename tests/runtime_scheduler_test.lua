@@ -311,6 +311,18 @@ test("run-to-last stops at the latest deadline pending at the call", function(t)
   t:eq(s:now(), T0 + ms(20))
 end)
 
+test("run-to-last keeps run-all's loop limit and names the job it stopped at", function(t)
+  local s, cb, take = new()
+  s:schedule_every{ interval = ms(5), callback = function() end }
+  s:schedule_once{ delay = Temporal.duration{ hours = 24 }, callback = cb("tomorrow") }
+  local ok, err = pcall(s.run_to_last, s)
+  t:eq(ok, false)
+  t:ok(err:find("run-to-last: more than 10000 fires and work is still pending; the next is every #1 scheduled at ", 1, true), err)
+  t:error(function() s["run-to-last"](s, { ["loop-limit"] = 3 }) end, "run-to-last: more than 3 fires")
+  t:eq(take(), {})
+  t:eq(s:count(), 2)
+end)
+
 test("jump: each due job runs once at now + d; an interval stays on its grid", function(t)
   local s, cb, take = new()
   s:schedule_every{ interval = ms(10), callback = cb("tick") }

@@ -132,7 +132,7 @@ func raiseError(L *lua.LState, c luaCall, err error) {
 	case errors.As(err, &le):
 		raise(L, "%s", le.Text("set-loop-limit"))
 	case errors.As(err, &re):
-		raise(L, "%s", re.Text("run-all", "advance", "loop-limit"))
+		raise(L, "%s", re.Text(luaName(luaFuncs, re.Method), "advance", "loop-limit"))
 	case errors.As(err, &ce):
 		fn := c.fn
 		if fn == "" {

@@ -60,7 +60,7 @@ var luaErrorCases = []struct{ name, src, want string }{
 	{"update range", `s:update(1e300)`,
 		"<string>:1: bad argument #2 to 'update' (delta-ms must be a finite number of milliseconds >= 0 within int64 nanoseconds, got 1e+300)"},
 	{"run-all limit", `s:schedule_every{ interval = ns(1), callback = cb }; s:run_all{ loop_limit = 3 }`,
-		"<string>:1: run-all: more than 3 fires and work is still pending (an active interval never ends; use advance, or raise loop-limit)"},
+		"<string>:1: run-all: more than 3 fires and work is still pending; the next is every #1 scheduled at <string>:1 (an active interval never ends; use advance, or raise loop-limit)"},
 	{"loop limit", `s:set_loop_limit(2); local function f() local ok, m = pcall(s.schedule_once, s, { delay = ns(0), callback = f }); caught = caught or m end; s:schedule_once{ delay = ns(0), callback = f }; s:advance(ns(0)); error(caught, 0)`,
 		"<string>:1: loop limit: once #3 scheduled at [G] put more than 2 jobs on one instant (0s after the epoch) in one call; a callback keeps re-arming at zero delay (raise it with set-loop-limit)"},
 	{"advance from its own callback", reentrant("s:advance(ns(1))"), "<string>:1: advance: called from inside a callback of the same scheduler (its time moves only from outside its callbacks)"},

@@ -33,9 +33,12 @@ type luaLoop struct {
 	running bool
 	errs    []error // the window's errors, without on_error
 	fatal   error   // ends the window: a budget, or on_error's own error
-	limit   int     // run-all's loop limit; 0 none
-	tasks   int     // tasks and microtasks run in this window
+	limit   int     // the loop limit new set
 	names   map[string]bool
+
+	// The last task, timer, frame callback or microtask that ran, for the
+	// loop-limit error: its kind and where it was set.
+	lastKind, lastAt string
 
 	trace  *loopTrace // the state's (looptrace.go)
 	number int        // the loop's number in its state, from 1
@@ -44,7 +47,7 @@ type luaLoop struct {
 type microtask struct {
 	fn    *lua.LFunction
 	args  []lua.LValue
-	label string // where it was queued, while traced
+	label string // where it was queued
 }
 
 func (*luaLoop) luaTypeName() string { return eventLoopType }
@@ -56,10 +59,7 @@ type loopHost struct {
 	l *luaLoop
 }
 
-func (h *loopHost) Closing() bool {
-	l := h.l
-	return l.fatal != nil || (l.limit > 0 && l.tasks >= l.limit)
-}
+func (h *loopHost) Closing() bool { return h.l.fatal != nil }
 
 // Park sleeps until deadline on a real clock; Lua sources are never live,
 // so there is nothing else to wait for. The state's budget or context
@@ -88,6 +88,19 @@ func (h *loopHost) Park(deadline time.Duration) loop.ParkResult {
 	}
 }
 
+// loopLimitOption reads the option loop-limit of o: an integer from 1 to
+// 2^31, def when not given.
+func loopLimitOption(o *options, def int64) int64 {
+	n, given := o.integer("loop-limit", false)
+	if !given {
+		return def
+	}
+	if n < 1 || n > 1<<31 {
+		o.fail("loop-limit", "an integer from 1 to 2^31")
+	}
+	return n
+}
+
 // loadEventLoop is the loader of the event-loop module.
 func loadEventLoop(L *lua.LState) int {
 	mod := L.NewTable()
@@ -99,19 +112,35 @@ func loadEventLoop(L *lua.LState) int {
 func eventLoopNew(L *lua.LState) int {
 	const fn = "new"
 	var clock *loop.Clock
+	limit := int64(sched.DefaultLoopLimit)
 	if L.GetTop() >= 1 && L.Get(1) != lua.LNil {
-		o := checkOptions(L, 1, fn, []string{"clock"}, nil)
+		o := checkOptions(L, 1, fn, []string{"clock", "now", "loop-limit"}, nil)
+		limit = loopLimitOption(&o, limit)
+		real := false
 		switch v := o.get("clock"); v {
 		case lua.LNil, lua.LString("virtual"):
 		case lua.LString("real"):
-			checkWallClock(L, "event-loop.new")
-			clock = loop.NewRealClock()
+			real = true
 		default:
 			o.fail("clock", `"virtual" or "real"`)
 		}
+		if v := o.get("now"); v != lua.LNil {
+			n, ok := v.(lua.LNumber)
+			if !ok || math.IsNaN(float64(n)) || n < 0 || n > 9e12 {
+				o.fail("now", "a loop time in ms from 0 to 9e12")
+			}
+			if real {
+				o.fail("now", `nil with clock "real", whose time starts at 0 when the loop is made`)
+			}
+			clock = loop.NewVirtualClockAt(time.Duration(math.Round(float64(n) * 1e6)))
+		}
+		if real {
+			checkWallClock(L, "event-loop.new")
+			clock = loop.NewRealClock()
+		}
 	}
 	main := L.G.MainThread
-	l := &luaLoop{main: main, cbs: callbacksOf(main), names: map[string]bool{}, trace: loopTraceOf(main)}
+	l := &luaLoop{main: main, cbs: callbacksOf(main), names: map[string]bool{}, trace: loopTraceOf(main), limit: int(limit)}
 	l.trace.loops++
 	l.number = l.trace.loops
 	l.host = &loopHost{SimpleHost: loop.NewSimpleHost(clock), l: l}
@@ -267,7 +296,6 @@ func (l *luaLoop) report(kind string, id int, err error) {
 // taskEnded is the scheduler's task hook: the microtask checkpoint, then
 // the script's task hook.
 func (l *luaLoop) taskEnded() {
-	l.tasks++
 	l.checkpoint()
 	if l.hook != nil {
 		l.call("hook", 0, l.hook, nil)
@@ -275,40 +303,85 @@ func (l *luaLoop) taskEnded() {
 }
 
 // checkpoint runs the microtasks, those they queue included, at nesting
-// level 0.
+// level 0, each counted against the loop limit; past it, those left stay
+// queued.
 func (l *luaLoop) checkpoint() {
 	if len(l.micro) == 0 {
 		return
 	}
 	l.s.BeginCheckpoint()
-	for i := 0; i < len(l.micro) && l.fatal == nil; i++ {
+	i := 0
+	for ; i < len(l.micro) && l.fatal == nil; i++ {
+		if !l.s.Admit() {
+			break
+		}
 		m := l.micro[i]
 		l.micro[i] = microtask{}
-		l.tasks++
 		l.traced("microtask", 0, m.label)
 		l.call("microtask", 0, m.fn, m.args)
 	}
-	l.micro = l.micro[:0]
+	if l.fatal != nil {
+		i = len(l.micro)
+	}
+	n := copy(l.micro, l.micro[i:])
+	clear(l.micro[n:])
+	l.micro = l.micro[:n]
 	l.s.EndCheckpoint()
 }
 
+// limits says how a window counts callbacks against the loop limit.
+type limits uint8
+
+const (
+	perInstant limits = iota // at most limit at one instant: run, advance, next, jump
+	perCall                  // at most limit in all: run-all, run-to-last, run-microtasks
+)
+
 // window runs f, which moves the loop, as the Lua function name: under the
-// drain budget, after the microtasks queued outside any task, and raising
-// the window's first error at its end.
-func (l *luaLoop) window(L *lua.LState, name string, f func() error) {
+// drain budget and the loop limit, after the microtasks queued outside any
+// task, and raising the window's first error at its end.
+func (l *luaLoop) window(L *lua.LState, name string, lim limits, limit int, f func() error) {
 	if l.running {
 		raise(L, "%s: the event loop is running; call it from outside its callbacks", name)
 	}
 	l.running = true
+	l.lastKind, l.lastAt = "", ""
+	l.s.SetLoopLimit(limit, lim == perCall)
 	err := Drain(L, name, func() error {
 		l.checkpoint()
-		if l.fatal != nil {
+		if l.fatal != nil || l.s.LimitReached() {
 			return nil
 		}
 		return f()
 	})
+	if l.fatal == nil && (errors.Is(err, loop.ErrLoopLimit) || err == nil && l.s.LimitReached()) {
+		err = l.limitError(lim, limit)
+	}
+	l.s.SetLoopLimit(0, false)
 	l.running = false
 	l.finish(L, name, err)
+}
+
+// limitError is the error of a window that stopped at the loop limit: it
+// names the last callback that ran.
+func (l *luaLoop) limitError(lim limits, limit int) error {
+	last := "nothing ran"
+	switch l.lastKind {
+	case "":
+	case "source":
+		last = fmt.Sprintf("the last was the task of source %q", l.lastAt)
+	default:
+		verb := map[string]string{"task": "queued", "microtask": "queued", "timeout": "set", "interval": "set", "frame": "requested"}[l.lastKind]
+		kind := l.lastKind
+		if kind == "frame" {
+			kind = "frame callback"
+		}
+		last = fmt.Sprintf("the last was the %s %s at %s", kind, verb, l.lastAt)
+	}
+	if lim == perCall {
+		return fmt.Errorf("more than %d tasks and microtasks ran and work is still pending; %s (an active interval, or a frame or microtask that queues the next, never ends; use run or advance, or raise loop-limit)", limit, last)
+	}
+	return fmt.Errorf("more than %d tasks and microtasks ran at %s ms and work is still pending there; %s (work that queues more at the same instant, such as a 0 ms timer set from a microtask, never lets time move; raise loop-limit if it is meant)", limit, formatNumber(msOf(l.s.Now())), last)
 }
 
 // finish raises what a window or a call that ran sources left: err, the
@@ -316,7 +389,7 @@ func (l *luaLoop) window(L *lua.LState, name string, f func() error) {
 // rest.
 func (l *luaLoop) finish(L *lua.LState, name string, err error) {
 	fatal, errs := l.fatal, l.errs
-	l.fatal, l.errs, l.limit, l.tasks = nil, nil, 0, 0
+	l.fatal, l.errs = nil, nil
 	if err == nil {
 		err = fatal
 	}
@@ -352,7 +425,7 @@ var eventLoopMethods = map[string]lua.LGFunction{
 	"queue-task": func(L *lua.LState) int {
 		l := checkLoop(L, "queue-task")
 		fn := checkFunction(L, 2, "queue-task", "callback")
-		args, at := extraArgs(L, 3), l.tracePosition(L)
+		args, at := extraArgs(L, 3), where(L)
 		l.s.QueueTask(func() {
 			l.traced("task", 0, at)
 			l.call("task", 0, fn, args)
@@ -362,7 +435,7 @@ var eventLoopMethods = map[string]lua.LGFunction{
 	"queue-microtask": func(L *lua.LState) int {
 		l := checkLoop(L, "queue-microtask")
 		fn := checkFunction(L, 2, "queue-microtask", "callback")
-		l.micro = append(l.micro, microtask{fn, extraArgs(L, 3), l.tracePosition(L)})
+		l.micro = append(l.micro, microtask{fn, extraArgs(L, 3), where(L)})
 		return 0
 	},
 	"request-animation-frame": func(L *lua.LState) int {
@@ -370,7 +443,7 @@ var eventLoopMethods = map[string]lua.LGFunction{
 		l := checkLoop(L, name)
 		fn := checkFunction(L, 2, name, "callback")
 		var id int
-		pos := l.tracePosition(L)
+		pos := where(L)
 		id = l.s.RequestFrame(func(at time.Duration) {
 			l.traced("frame", id, pos)
 			l.call("frame", id, fn, []lua.LValue{lua.LNumber(msOf(at))})
@@ -407,66 +480,82 @@ var eventLoopMethods = map[string]lua.LGFunction{
 		if u < 9e12 { // beyond int64 ns: never
 			until = time.Duration(math.Round(max(u, -9e12) * 1e6))
 		}
-		l.window(L, "run", func() error { return loop.Run(l.host, until) })
+		l.window(L, "run", perInstant, l.limit, func() error { return loop.Run(l.host, until) })
 		return 0
 	},
 	"advance": func(L *lua.LState) int {
-		l := checkLoop(L, "advance")
-		ms := checkNumber(L, 2, "advance", "ms")
+		l := checkVirtualLoop(L, "advance", "run(until)")
+		var ms float64
+		if L.Get(2) != lua.LNil {
+			ms = checkNumber(L, 2, "advance", "ms")
+		}
 		if math.IsNaN(ms) || ms < 0 || ms > 9e12 {
 			argError(L, 2, "advance", "ms must be a number of milliseconds >= 0 within int64 nanoseconds, got "+describe(lua.LNumber(ms)))
 		}
-		if l.s.Clock().Real() {
-			raise(L, "advance: this event loop runs on the real clock, whose time moves by itself; use run(until)")
+		d := time.Duration(math.Round(ms * 1e6))
+		l.window(L, "advance", perInstant, l.limit, func() error { return loop.Advance(l.host, d) })
+		return pushNow(L, l)
+	},
+	"next": func(L *lua.LState) int {
+		l := checkVirtualLoop(L, "next", "run(until)")
+		l.window(L, "next", perInstant, l.limit, func() error { _, err := loop.Next(l.host); return err })
+		return pushNow(L, l)
+	},
+	"jump": func(L *lua.LState) int {
+		l := checkVirtualLoop(L, "jump", "run(until)")
+		ms := checkNumber(L, 2, "jump", "ms")
+		if math.IsNaN(ms) || ms < 0 || ms > 9e12 {
+			argError(L, 2, "jump", "ms must be a number of milliseconds >= 0 within int64 nanoseconds, got "+describe(lua.LNumber(ms)))
 		}
-		target := l.s.Now() + time.Duration(math.Round(ms*1e6))
-		l.window(L, "advance", func() error {
-			err := loop.Run(l.host, target)
-			if l.fatal == nil {
-				l.s.Clock().AdvanceTo(target)
-			}
-			return err
-		})
+		d := time.Duration(math.Round(ms * 1e6))
+		l.window(L, "jump", perInstant, l.limit, func() error { return loop.Jump(l.host, d) })
+		return pushNow(L, l)
+	},
+	"run-microtasks": func(L *lua.LState) int {
+		l := checkLoop(L, "run-microtasks")
+		l.window(L, "run-microtasks", perCall, l.limit, func() error { return nil })
 		return 0
+	},
+	"run-to-frame": func(L *lua.LState) int {
+		l := checkVirtualLoop(L, "run-to-frame", "request_animation_frame and run(until)")
+		l.window(L, "run-to-frame", perInstant, l.limit, func() error { return loop.RunToFrame(l.host) })
+		return pushNow(L, l)
 	},
 	"run-all": func(L *lua.LState) int {
 		l := checkLoop(L, "run-all")
-		limit := int64(sched.DefaultLoopLimit)
+		limit := int64(l.limit)
 		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
 			o := checkOptions(L, 2, "run-all", []string{"loop-limit"}, nil)
-			if n, given := o.integer("loop-limit", false); given {
-				if n < 1 || n > 1<<31 {
-					o.fail("loop-limit", "an integer from 1 to 2^31")
-				}
-				limit = n
-			}
+			limit = loopLimitOption(&o, limit)
 		}
-		l.window(L, "run-all", func() error {
-			l.limit = int(limit)
-			err := loop.Run(l.host, loop.Never)
-			if err == nil && l.fatal == nil && l.tasks >= l.limit && !l.idle() {
-				return fmt.Errorf("more than %d tasks and work is still pending (an active interval or a frame that requests the next never ends; use run or advance, or raise loop-limit)", limit)
-			}
-			return err
-		})
-		return 0
+		l.window(L, "run-all", perCall, int(limit), func() error { return loop.Run(l.host, loop.Never) })
+		return pushNow(L, l)
 	},
 	"run-to-last": func(L *lua.LState) int {
 		l := checkLoop(L, "run-to-last")
-		l.window(L, "run-to-last", func() error {
-			last, ok := l.s.LastTimer()
-			if f, framed := l.s.FrameDue(); framed && (!ok || f > last) {
-				last, ok = f, true
-			}
-			if !ok {
-				last = l.s.Now()
-			}
-			err := loop.Run(l.host, last)
-			if l.fatal == nil {
-				l.s.Clock().AdvanceTo(last)
-			}
-			return err
-		})
+		limit := int64(l.limit)
+		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
+			o := checkOptions(L, 2, "run-to-last", []string{"loop-limit"}, nil)
+			limit = loopLimitOption(&o, limit)
+		}
+		l.window(L, "run-to-last", perCall, int(limit), func() error { return loop.RunToLast(l.host) })
+		return pushNow(L, l)
+	},
+	"count": func(L *lua.LState) int {
+		l := checkLoop(L, "count")
+		L.Push(lua.LNumber(l.s.Pending() + len(l.micro)))
+		return 1
+	},
+	"reset": func(L *lua.LState) int {
+		l := checkLoop(L, "reset")
+		if l.running {
+			raise(L, "reset: the event loop is running; call it from outside its callbacks")
+		}
+		if err := l.s.Reset(); err != nil {
+			raise(L, "reset: %v", err)
+		}
+		clear(l.micro)
+		l.micro = l.micro[:0]
 		return 0
 	},
 	"now": func(L *lua.LState) int {
@@ -492,9 +581,20 @@ var eventLoopMethods = map[string]lua.LGFunction{
 	},
 }
 
-// idle reports whether nothing is left for run-all.
-func (l *luaLoop) idle() bool {
-	return len(l.micro) == 0 && !l.s.FrameRequested() && loop.NextTimer(l.host) == loop.Never
+// checkVirtualLoop is checkLoop for a verb that moves a virtual clock; on
+// the real clock it raises, naming what to use instead.
+func checkVirtualLoop(L *lua.LState, fn, instead string) *luaLoop {
+	l := checkLoop(L, fn)
+	if l.s.Clock().Real() {
+		raise(L, "%s: this event loop runs on the real clock, whose time moves by itself; use %s", fn, instead)
+	}
+	return l
+}
+
+// pushNow returns the loop's time in ms, a verb's result.
+func pushNow(L *lua.LState, l *luaLoop) int {
+	L.Push(lua.LNumber(msOf(l.s.Now())))
+	return 1
 }
 
 func setLoopTimer(L *lua.LState, name string, repeat bool) int {
@@ -507,7 +607,7 @@ func setLoopTimer(L *lua.LState, name string, repeat bool) int {
 		kind = "interval"
 	}
 	var id int
-	pos := l.tracePosition(L)
+	pos := where(L)
 	id, err := l.s.SetTimer(func() {
 		l.traced(kind, id, pos)
 		l.call(kind, id, fn, args)

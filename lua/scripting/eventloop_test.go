@@ -95,3 +95,77 @@ func TestEventLoopSourceErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// run-all's loop limit counts microtasks: past it the error names the
+// microtask and what did not run stays queued.
+func TestEventLoopLimitCountsMicrotasks(t *testing.T) {
+	err := runLoopChunk(t, Options{DrainBudget: 300 * time.Millisecond}, `
+		local loop = require("event-loop").new()
+		local n = 0
+		for i = 1, 120 do loop:queue_microtask(function() n = n + 1 end) end
+		local ok, err = pcall(loop.run_all, loop, { loop_limit = 100 })
+		assert(not ok, "120 microtasks ran under a limit of 100")
+		assert(n == 100 and loop:count() == 20, "ran " .. n .. ", left " .. loop:count())
+		assert(err:find("run-all: more than 100 tasks and microtasks ran and work is still pending; the last was the microtask queued at <string>:4", 1, true), err)
+		loop:run_microtasks()
+		assert(n == 120 and loop:count() == 0)
+
+		local function again() loop:queue_microtask(again) end
+		loop:queue_microtask(again)
+		ok, err = pcall(loop.run_all, loop, { loop_limit = 1000 })
+		assert(not ok and err:find("more than 1000 tasks and microtasks ran", 1, true)
+			and err:find("the last was the microtask queued at <string>:12", 1, true), tostring(err))
+		ok, err = pcall(loop.run_microtasks, loop)
+		assert(not ok and err:find("run-microtasks: more than 10000 tasks", 1, true), tostring(err))
+	`)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A timer that queues a microtask that sets a 0 ms timer (never clamped)
+// never lets time move: every verb that moves time stops at the loop
+// limit at that instant instead of running until the budget.
+func TestEventLoopZeroDelayChainStops(t *testing.T) {
+	for _, c := range []struct{ verb, now string }{
+		{"run(1000)", "0"}, {"advance(1000)", "0"}, {"run_to_last()", "0"}, {"jump(1000)", "1000"},
+		{"run_all()", "0"}, {"run_to_frame()", "0"},
+	} {
+		verb := c.verb
+		t.Run(verb, func(t *testing.T) {
+			err := runLoopChunk(t, Options{DrainBudget: 300 * time.Millisecond}, `
+				local loop = require("event-loop").new()
+				local function chain()
+					loop:queue_microtask(function() loop:set_timeout(chain, 0) end)
+				end
+				loop:set_timeout(chain, 0)
+				loop:set_timeout(function() end, 1000)
+				local ok, err = pcall(function() return loop:`+verb+` end)
+				assert(not ok, "the chain ran on")
+				assert(err:find("more than 10000 tasks and microtasks ran", 1, true), err)
+				assert(err:find("the last was the", 1, true), err)
+				assert(loop:count() > 0 and loop:now() == `+c.now+`, "count " .. loop:count() .. ", now " .. loop:now())
+			`)
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// next runs one timer and the microtasks after it: a microtask that
+// queues the next forever stops at the loop limit too.
+func TestEventLoopNextStopsAMicrotaskChain(t *testing.T) {
+	err := runLoopChunk(t, Options{DrainBudget: 300 * time.Millisecond}, `
+		local loop = require("event-loop").new{ loop_limit = 50 }
+		local function again() loop:queue_microtask(again) end
+		loop:set_timeout(function() loop:queue_microtask(again) end, 5)
+		local ok, err = pcall(loop.next, loop)
+		assert(not ok and err:find("next: more than 50 tasks and microtasks ran at 5 ms", 1, true)
+			and err:find("the last was the microtask queued at <string>:3", 1, true), tostring(err))
+		assert(loop:count() == 1 and loop:now() == 5)
+	`)
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -32,13 +32,15 @@ var hostClockMethods = map[string]lua.LGFunction{
 	},
 	"run-all": func(L *lua.LState) int {
 		h := checkHost(L, "run-all")
-		limit := runAllLimit(L)
+		limit := runAllLimit(L, "run-all")
 		raiseError(L, luaCall{"run-all", 2, true}, Drain(L, "run-all", func() error { return h.RunAll(limit) }))
 		L.Push(lua.LTrue)
 		return 1
 	},
 	"run-to-last": func(L *lua.LState) int {
-		raiseError(L, luaCall{fn: "run-to-last"}, Drain(L, "run-to-last", checkHost(L, "run-to-last").RunToLast))
+		h := checkHost(L, "run-to-last")
+		limit := runAllLimit(L, "run-to-last")
+		raiseError(L, luaCall{"run-to-last", 2, true}, Drain(L, "run-to-last", func() error { return h.RunToLast(limit) }))
 		L.Push(lua.LTrue)
 		return 1
 	},
@@ -60,11 +62,12 @@ var hostClockMethods = map[string]lua.LGFunction{
 	"trace": hostTraceMethod,
 }
 
-// runAllLimit reads run-all's optional option table { loop-limit = n }.
-func runAllLimit(L *lua.LState) int {
+// runAllLimit reads the optional option table { loop-limit = n } of fn,
+// run-all or run-to-last.
+func runAllLimit(L *lua.LState, fn string) int {
 	limit := int64(sched.DefaultLoopLimit)
 	if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
-		o := checkOptions(L, 2, "run-all", []string{"loop-limit"}, nil)
+		o := checkOptions(L, 2, fn, []string{"loop-limit"}, nil)
 		if n, given := o.integer("loop-limit", false); given {
 			if n < 1 {
 				o.fail("loop-limit", "an integer >= 1")

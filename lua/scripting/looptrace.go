@@ -22,8 +22,7 @@ type LoopEvent struct {
 	// ID is the timer's or the frame callback's id; 0 for the other kinds.
 	ID int
 	// Label is where the script queued the task, set the timer or
-	// requested the frame (file:line), while a trace was on then; a
-	// source's name; or "".
+	// requested the frame (file:line), or a source's name.
 	Label string
 }
 
@@ -39,8 +38,7 @@ const loopTraceKey = "metronome.looptrace"
 // SetLoopTrace makes fn see each task the event loops of L's state run,
 // just before it runs, loops made earlier included; nil stops it. The task
 // hook and a source's ready and deadline calls are not tasks. While no
-// function is set a task pays one comparison, and no position is looked
-// up. It is how `metronome run --trace` shows a script's event loop.
+// function is set a task pays one comparison. It is how `metronome run --trace` shows a script's event loop.
 func SetLoopTrace(L *lua.LState, fn func(LoopEvent)) { loopTraceOf(L).fn = fn }
 
 // loopTraceOf returns the trace of L's state, making it on first use.
@@ -56,18 +54,11 @@ func loopTraceOf(L *lua.LState) *loopTrace {
 	return tr
 }
 
-// traced reports a task of l about to run to the state's trace, if on.
+// traced reports a task of l about to run to the state's trace, if on,
+// and keeps it as the last that ran, for the loop-limit error.
 func (l *luaLoop) traced(kind string, id int, label string) {
+	l.lastKind, l.lastAt = kind, label
 	if fn := l.trace.fn; fn != nil {
 		fn(LoopEvent{Loop: l.number, At: l.s.Now(), Kind: kind, ID: id, Label: label})
 	}
-}
-
-// tracePosition is where the script calls a loop function from, when a
-// trace is on; "" otherwise, so an untraced state looks up nothing.
-func (l *luaLoop) tracePosition(L *lua.LState) string {
-	if l.trace.fn == nil {
-		return ""
-	}
-	return where(L)
 }

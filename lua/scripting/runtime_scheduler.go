@@ -160,13 +160,15 @@ var schedulerMethods = map[string]lua.LGFunction{
 	},
 	"run-all": func(L *lua.LState) int {
 		ls := live(L, "run-all")
-		limit := runAllLimit(L)
+		limit := runAllLimit(L, "run-all")
 		raiseError(L, luaCall{"run-all", 2, true}, Drain(L, "run-all", func() error { return ls.s.RunAll(limit) }))
 		L.Push(lua.LTrue)
 		return 1
 	},
 	"run-to-last": func(L *lua.LState) int {
-		raiseError(L, luaCall{fn: "run-to-last"}, Drain(L, "run-to-last", live(L, "run-to-last").s.RunToLast))
+		ls := live(L, "run-to-last")
+		limit := runAllLimit(L, "run-to-last")
+		raiseError(L, luaCall{"run-to-last", 2, true}, Drain(L, "run-to-last", func() error { return ls.s.RunToLast(limit) }))
 		L.Push(lua.LTrue)
 		return 1
 	},

@@ -22,6 +22,9 @@ type Clock struct {
 // NewVirtualClock returns a virtual clock at 0.
 func NewVirtualClock() *Clock { return &Clock{} }
 
+// NewVirtualClockAt returns a virtual clock at t (0 if t is negative).
+func NewVirtualClockAt(t time.Duration) *Clock { return &Clock{now: min(max(t, 0), Never-1)} }
+
 // NewRealClock returns a real clock whose 0 is now.
 func NewRealClock() *Clock { return &Clock{real: true, start: time.Now()} }
 

@@ -70,6 +70,15 @@
 // sleeps until the item, until, or a wake: SimpleHost sleeps on one timer
 // and its wake channel, so an idle host is never woken.
 //
+// # Test clock and loop limit
+//
+// Advance, Next, Jump, RunToFrame and RunToLast move a virtual clock the
+// way a test's fake clock does; Pending counts what is queued and Reset
+// drops it. SetLoopLimit bounds the callbacks of a run, in all or at one
+// instant (so work that never lets time move stops); past it the run
+// returns ErrLoopLimit and what did not run stays queued. A host counts
+// its own callbacks (a binding's microtasks) with Admit.
+//
 // # Sources
 //
 // A Source is Ready and Run; Deadliner, FrameWanter, Liver, RunBeginner,

@@ -54,12 +54,30 @@ func RunFrames(h LoopHost, at time.Duration) {
 		if f == nil { // cancelled by an earlier callback of this frame
 			continue
 		}
+		if s.limit > 0 && !s.admit() {
+			s.requeueFrames(i, at)
+			break
+		}
 		s.running[i].fn = nil
 		f(at)
 		EndTask(h)
 	}
 	clear(s.running)
 	s.running = s.running[:0]
+}
+
+// requeueFrames puts the callbacks of the frame at at from i on, which the
+// loop limit kept from running, back before those requested since, due at
+// at.
+func (s *Scheduler) requeueFrames(i int, at time.Duration) {
+	rest := make([]frameCB, 0, len(s.running)-i+len(s.frames))
+	for _, f := range s.running[i:] {
+		if f.fn != nil {
+			rest = append(rest, f)
+		}
+	}
+	s.frames = append(rest, s.frames...)
+	s.frameAt = at - 1
 }
 
 // Ready reports whether a run has work now: a queued task, a due timer or
@@ -201,6 +219,9 @@ func Run(h LoopHost, until time.Duration) error {
 	done := func() bool { now := c.Now(); return now >= until && now-start >= FramePeriod }
 	replenished := false
 	for {
+		if s.over {
+			return ErrLoopLimit
+		}
 		if closer != nil && closer.Closing() {
 			return nil
 		}
@@ -213,6 +234,9 @@ func Run(h LoopHost, until time.Duration) error {
 		var batchSrc *entry
 		if n := s.TasksPending(); n > 0 {
 			for range n {
+				if s.limit > 0 && !s.admit() {
+					return ErrLoopLimit
+				}
 				f := s.tasks[s.head]
 				s.tasks[s.head] = nil
 				s.head++
@@ -412,7 +436,7 @@ func (s *Scheduler) replenish() bool {
 // runTimer runs the due timer at the queue's top as a task.
 func (s *Scheduler) runTimer(h LoopHost) {
 	q, _, seq, id, ok := s.timers.Peek()
-	if !ok {
+	if !ok || s.limit > 0 && !s.admit() {
 		return
 	}
 	rec := s.recs[q]

@@ -68,6 +68,12 @@ type Scheduler struct {
 
 	hook     TaskHookFn
 	inRun    bool
+	limit    int           // the loop limit; 0: none
+	limitRun bool          // limit counts the whole run, not one instant
+	ran      int           // callbacks admitted under limit
+	ranAt    time.Duration // the instant ran counts, per instant
+	over     bool          // Admit refused one: runs return ErrLoopLimit
+	start    time.Duration // a virtual clock's start, for Reset
 	lastRnd  time.Duration // when the Rendering sources last ran
 	rendered bool
 }
@@ -78,7 +84,75 @@ func NewScheduler(c *Clock) *Scheduler {
 	if c == nil {
 		c = NewVirtualClock()
 	}
-	return &Scheduler{clock: c, scriptID: map[int32]timerq.ID{}, hostID: map[int32]timerq.ID{}}
+	return &Scheduler{clock: c, start: c.now, scriptID: map[int32]timerq.ID{}, hostID: map[int32]timerq.ID{}}
+}
+
+// SetLoopLimit sets the loop limit and starts counting afresh: at most n
+// callbacks (tasks, timers, frame callbacks, and what the host counts with
+// Admit) run in all when perRun is set, else at most n at one instant of a
+// virtual clock (a real clock's time moves by itself). Past it, Admit
+// refuses the next callback, which stays queued, and Run returns
+// ErrLoopLimit. n <= 0 is no limit.
+func (s *Scheduler) SetLoopLimit(n int, perRun bool) {
+	s.limit, s.limitRun = max(n, 0), perRun
+	s.ran, s.ranAt, s.over = 0, s.clock.now, false
+}
+
+// Admit counts one callback against the loop limit before it runs. It
+// reports false, and the callback must not run, when the limit is reached.
+func (s *Scheduler) Admit() bool {
+	if s.limit == 0 {
+		return true
+	}
+	return s.admit()
+}
+
+func (s *Scheduler) admit() bool {
+	if !s.limitRun {
+		if s.clock.real {
+			return true
+		}
+		if s.clock.now != s.ranAt {
+			s.ranAt, s.ran = s.clock.now, 0
+		}
+	}
+	if s.over || s.ran >= s.limit {
+		s.over = true
+		return false
+	}
+	s.ran++
+	return true
+}
+
+// LimitReached reports whether Admit refused a callback since
+// SetLoopLimit.
+func (s *Scheduler) LimitReached() bool { return s.over }
+
+// Pending returns the number of pending timers, queued tasks and animation
+// frame callbacks.
+func (s *Scheduler) Pending() int {
+	return s.timers.Len() + s.TasksPending() + len(s.frames)
+}
+
+// Reset drops every pending timer, task and animation frame callback and
+// puts a virtual clock back at its start; sources stay registered and ids
+// keep counting up, so an old id never clears a new timer. It returns
+// ErrReentrant from inside a run.
+func (s *Scheduler) Reset() error {
+	if s.inRun {
+		return ErrReentrant
+	}
+	s.ClearTimers()
+	clear(s.tasks)
+	s.tasks, s.head = s.tasks[:0], 0
+	clear(s.frames)
+	s.frames = s.frames[:0]
+	s.level, s.saved = 0, s.saved[:0]
+	s.rendered = false
+	if !s.clock.real {
+		s.clock.now = s.start
+	}
+	return nil
 }
 
 // Clock returns s's clock.

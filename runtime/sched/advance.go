@@ -66,7 +66,7 @@ func (s *Scheduler) RunAll(maxFires int) error {
 	if maxFires < 1 {
 		return &OptionError{Method: "RunAll", Param: "maxFires", Want: "an integer >= 1", Got: maxFires}
 	}
-	s.fireLimit = maxFires
+	s.fireLimit, s.limitBy = maxFires, "RunAll"
 	for {
 		_, when, _, _, ok := s.q.Peek()
 		if !ok || s.dropped {
@@ -80,12 +80,18 @@ func (s *Scheduler) RunAll(maxFires int) error {
 
 // RunToLast advances to the latest deadline pending when it is called,
 // running everything due up to it (work scheduled meanwhile beyond it stays
-// pending). With nothing pending it does nothing.
-func (s *Scheduler) RunToLast() error {
+// pending). With nothing pending it does nothing. Like RunAll it runs at
+// most maxFires callbacks, and fails with a *RunLimitError naming the next
+// job when one more would run: an interval far shorter than the way to the
+// last deadline. maxFires must be >= 1.
+func (s *Scheduler) RunToLast(maxFires int) error {
 	if err := s.enter("RunToLast"); err != nil {
 		return err
 	}
 	defer s.leave()
+	if maxFires < 1 {
+		return &OptionError{Method: "RunToLast", Param: "maxFires", Want: "an integer >= 1", Got: maxFires}
+	}
 	last, any := int64(0), false
 	s.q.Each(func(_ timerq.ID, when int64, _ uint64, _ ref) bool {
 		last, any = max(last, when), true
@@ -94,6 +100,7 @@ func (s *Scheduler) RunToLast() error {
 	if !any {
 		return nil
 	}
+	s.fireLimit, s.limitBy = maxFires, "RunToLast"
 	return s.drain(max(last, s.now), false)
 }
 
@@ -156,7 +163,7 @@ func (s *Scheduler) drain(target int64, jump bool) error {
 			break
 		}
 		if s.fireLimit > 0 && s.fires >= s.fireLimit {
-			return &RunLimitError{MaxFires: s.fireLimit}
+			return &RunLimitError{MaxFires: s.fireLimit, Method: s.limitBy, Next: extOf(key, p).job(key)}
 		}
 		if !jump {
 			s.now = when

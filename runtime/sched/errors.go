@@ -109,14 +109,18 @@ func (e *LoopError) Text(setLimit string) string {
 	return fmt.Sprintf("loop limit: %s put more than %d jobs on one instant (%s after the epoch) in one call; a callback keeps re-arming at zero delay (raise it with %s)", by, e.Limit, temporal.Duration(e.AtNs).DecimalSeconds(), setLimit)
 }
 
-// RunLimitError reports that RunAll would fire more jobs than its maxFires
-// allowed: work keeps coming (an interval is active, say).
-type RunLimitError struct{ MaxFires int }
+// RunLimitError reports that RunAll or RunToLast would fire more jobs than
+// its maxFires allowed: work keeps coming (an interval is active, say).
+type RunLimitError struct {
+	MaxFires int
+	Method   string // "RunAll" or "RunToLast"
+	Next     Job    // the job that would have fired next, still pending
+}
 
-func (e *RunLimitError) Error() string { return e.Text("RunAll", "Advance", "maxFires") }
+func (e *RunLimitError) Error() string { return e.Text(e.Method, "Advance", "maxFires") }
 
-// Text is the error's message with the names a layer gives RunAll, Advance
-// and maxFires.
-func (e *RunLimitError) Text(runAll, advance, maxFires string) string {
-	return fmt.Sprintf("%s: more than %d fires and work is still pending (an active interval never ends; use %s, or raise %s)", runAll, e.MaxFires, advance, maxFires)
+// Text is the error's message with the names a layer gives the method,
+// Advance and maxFires.
+func (e *RunLimitError) Text(method, advance, maxFires string) string {
+	return fmt.Sprintf("%s: more than %d fires and work is still pending; the next is %v (an active interval never ends; use %s, or raise %s)", method, e.MaxFires, e.Next, advance, maxFires)
 }

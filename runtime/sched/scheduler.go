@@ -44,7 +44,8 @@ type Scheduler struct {
 	rearmAt   int64
 	rearms    int
 	loopErr   error
-	fireLimit int // RunAll: fires allowed in this call; 0 means no limit
+	fireLimit int    // RunAll, RunToLast: fires allowed in this call; 0 means no limit
+	limitBy   string // the method fireLimit is for
 	fires     int
 	report    func(*JobError) error // AdvanceReporting: where job errors go
 

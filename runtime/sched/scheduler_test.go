@@ -297,7 +297,7 @@ func TestDropDeactivatesAndRefusesLaterCalls(t *testing.T) {
 		"Advance":      r.s.Advance(ms),
 		"Clear":        r.s.Clear(),
 		"RunAll":       r.s.RunAll(10),
-		"RunToLast":    r.s.RunToLast(),
+		"RunToLast":    r.s.RunToLast(5),
 		"Jump":         r.s.Jump(ms),
 		"SetLoopLimit": r.s.SetLoopLimit(5),
 	}
@@ -329,7 +329,7 @@ func TestReentrantAdvanceIsAnError(t *testing.T) {
 	r := newRec()
 	var inner []error
 	must(r.s.ScheduleOnce(ms, func() error {
-		inner = append(inner, r.s.Advance(ms), r.s.Jump(ms), r.s.RunAll(5), r.s.RunToLast())
+		inner = append(inner, r.s.Advance(ms), r.s.Jump(ms), r.s.RunAll(5), r.s.RunToLast(5))
 		_, err := r.s.Next()
 		inner = append(inner, err)
 		return nil
@@ -557,7 +557,7 @@ func TestRunAllFailsWhileAnIntervalIsActive(t *testing.T) {
 	err := r.s.RunAll(50)
 	var rl *sched.RunLimitError
 	if !errors.As(err, &rl) || rl.MaxFires != 50 || len(r.take()) != 50 ||
-		err.Error() != "RunAll: more than 50 fires and work is still pending (an active interval never ends; use Advance, or raise maxFires)" {
+		err.Error() != "RunAll: more than 50 fires and work is still pending; the next is every #1 (an active interval never ends; use Advance, or raise maxFires)" {
 		t.Fatalf("run-all = %v", err)
 	}
 }
@@ -566,11 +566,28 @@ func TestRunToLastStopsAtTheLatestDeadlinePendingAtTheCall(t *testing.T) {
 	r := newRec()
 	r.once(t, "a", 10*ms)
 	must(r.s.ScheduleOnce(20*ms, func() error { _, err := r.s.ScheduleOnce(ms, r.cb("beyond")); return err }))
-	if err := r.s.RunToLast(); err != nil {
+	if err := r.s.RunToLast(100); err != nil {
 		t.Fatal(err)
 	}
 	if got := r.take(); !slices.Equal(got, []string{"a@0.01s"}) || r.s.Elapsed() != 20*ms || r.s.Count() != 1 {
 		t.Fatalf("run-to-last fired %q, elapsed %v, count %d", got, r.s.Elapsed(), r.s.Count())
+	}
+}
+
+// RunToLast keeps RunAll's limit: an interval far shorter than the way to
+// the last deadline stops it, naming the interval, which stays pending.
+func TestRunToLastStopsAtItsLimit(t *testing.T) {
+	r := newRec()
+	must(r.s.ScheduleEvery(5*ms, r.cb("tick"), sched.WithLabel("f.lua:3")))
+	r.once(t, "tomorrow", 24*temporal.Hour)
+	err := r.s.RunToLast(1000)
+	var rl *sched.RunLimitError
+	if !errors.As(err, &rl) || rl.Method != "RunToLast" || len(r.take()) != 1000 || r.s.Count() != 2 ||
+		err.Error() != "RunToLast: more than 1000 fires and work is still pending; the next is every #1 scheduled at f.lua:3 (an active interval never ends; use Advance, or raise maxFires)" {
+		t.Fatalf("run-to-last = %v", err)
+	}
+	if err := r.s.RunToLast(0); err == nil {
+		t.Fatal("RunToLast(0) accepted")
 	}
 }
 

@@ -344,7 +344,7 @@ func TestWheelSchedulerSameAsHeap(t *testing.T) {
 				return func(tw *twin) { tw.logf("run all %d: %v", n, tw.s.RunAll(n)) }
 			},
 			"run to last": func(*rapid.T) wheelOp {
-				return func(tw *twin) { tw.logf("run to last: %v", tw.s.RunToLast()) }
+				return func(tw *twin) { tw.logf("run to last: %v", tw.s.RunToLast(sched.DefaultLoopLimit)) }
 			},
 			"clear": func(*rapid.T) wheelOp {
 				return func(tw *twin) { tw.logf("clear: %v", tw.s.Clear()) }
