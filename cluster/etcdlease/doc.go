@@ -70,8 +70,17 @@
 //
 // Every gain and loss calls the claim's refresh function and
 // Options.OnChange, in order, on one goroutine of the Store, outside its
-// locks; a lapse of the deadline is not a change (it happens by time, and
-// admission checks time itself).
+// locks. A lapse of the deadline is told as a loss ("lease lapsed", the
+// same fence) when it happens, though admission checks time itself; a
+// keep-alive answered later is a gain ("renewed after a lapse"). The
+// callbacks may call the Store's methods, Close included.
+//
+// # Ordering
+//
+// A campaign's answer is taken in only if the watch (or a sync) has told
+// nothing newer of the key: a key created and then deleted before the
+// answer arrived is not owned. A key written under another lease after
+// this ownership began ends it, whatever events were missed between.
 //
 // # Guarantees
 //

@@ -46,7 +46,8 @@ type Options struct {
 	// id; "" means "HOSTNAME/PID".
 	Value string
 	// OnChange, when set, is told each gain and loss of ownership, in
-	// order, on one goroutine of the Store.
+	// order, on one goroutine of the Store. It may call any method of the
+	// Store, Close included.
 	OnChange func(Change)
 }
 
@@ -55,9 +56,10 @@ type Change struct {
 	ID    string
 	Owned bool   // gained (true) or lost
 	Fence uint64 // the fence gained or lost
-	// Why: "acquired", "renewed after a lapse" (gains); "lease expired",
-	// "key deleted", "key held by another lease", "superseded", "resigned",
-	// "closed" (losses).
+	// Why: "acquired", "renewed after a lapse" (gains); "lease lapsed"
+	// (admission stopped at the deadline, the key is still this process's
+	// until etcd says otherwise), "lease expired", "key deleted", "key held
+	// by another lease", "superseded", "resigned", "closed" (losses).
 	Why string
 }
 
@@ -85,16 +87,18 @@ func (e *OptionError) Error() string {
 
 // Store holds this process's etcd lease and its claims.
 type Store struct {
-	cli     *clientv3.Client
-	o       Options
-	clock   keyed.Clock
-	ttl     int64 // seconds, as asked
-	ctx     context.Context
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	wake    chan struct{} // the campaign loop has work
-	granted chan struct{} // closed at the first grant
-	note    chan struct{} // the notification loop has work
+	cli      *clientv3.Client
+	o        Options
+	clock    keyed.Clock
+	ttl      int64 // seconds, as asked
+	ctx      context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup // the loops that talk to etcd
+	wake     chan struct{}  // the campaign loop has work
+	granted  chan struct{}  // closed at the first grant
+	note     chan struct{}  // the notification loop has work
+	noteDone chan struct{}  // closed when the notification loop ends
+	lapseT   *time.Timer    // fires at the deadline
 
 	mu       sync.Mutex
 	lease    clientv3.LeaseID // 0: none
@@ -103,6 +107,8 @@ type Store struct {
 	pending  map[*Claim]struct{} // to campaign for, once their hold passed
 	notes    []note
 	closed   bool
+	lapsed   bool // the deadline passed with the lease held; told to the claims
+	calling  bool // the notification loop is in a callback
 	stats    Stats
 }
 
@@ -125,6 +131,7 @@ type Claim struct {
 	// Guarded by s.mu.
 	fence  uint64 // the key's create revision while this process owns it; 0 otherwise
 	hold   int64  // after Resign: no campaign before this instant, unless another took the key
+	seen   int64  // the revision of the newest event or sync that told of the key
 	closed bool
 }
 
@@ -163,17 +170,31 @@ func Open(cli *clientv3.Client, o Options) (*Store, error) {
 	}
 	s := &Store{cli: cli, o: o, clock: o.Clock, ttl: int64(o.TTL / time.Second),
 		wake: make(chan struct{}, 1), granted: make(chan struct{}), note: make(chan struct{}, 1),
-		claims: map[string]*Claim{}, pending: map[*Claim]struct{}{}}
+		noteDone: make(chan struct{}), claims: map[string]*Claim{}, pending: map[*Claim]struct{}{}}
 	if s.clock == nil {
 		s.clock = keyed.SystemClock()
 	}
+	s.lapseT = time.AfterFunc(time.Hour, s.checkLapse)
+	s.lapseT.Stop()
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.wg.Add(4)
+	s.wg.Add(3)
 	go s.keepLoop()
 	go s.watchLoop()
 	go s.campaignLoop()
 	go s.noteLoop()
 	return s, nil
+}
+
+// Granted is closed when the Store holds its first lease: etcd answered.
+func (s *Store) Granted() <-chan struct{} { return s.granted }
+
+// Admitting reports whether the Store holds a lease whose deadline has
+// not passed: etcd answered a keep-alive recently enough for owned claims
+// to admit ticks.
+func (s *Store) Admitting() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lease != 0 && s.clock.Now() < s.deadline
 }
 
 // Clock returns the clock the Store's deadlines are on.
@@ -240,7 +261,11 @@ func (s *Store) Claim(ctx context.Context, id string, refresh func()) (*Claim, e
 }
 
 // Close resigns every claim, revokes the lease (so standbys elsewhere take
-// over at once, not after the TTL) and stops the Store's goroutines.
+// over at once, not after the TTL) and stops the Store's goroutines. The
+// losses it makes are delivered before it returns, unless it is called
+// while a change is being delivered (from OnChange or a refresh function,
+// say): then they are delivered after that callback returns, and the
+// notification goroutine ends once they are.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -254,10 +279,14 @@ func (s *Store) Close() error {
 		c.closed = true
 		s.lose(c, "closed")
 	}
+	calling := s.calling
 	s.mu.Unlock()
+	s.lapseT.Stop()
 	s.cancel()
 	s.wg.Wait()
-	s.flush()
+	if !calling {
+		<-s.noteDone
+	}
 	if lease == 0 {
 		return nil
 	}
@@ -457,8 +486,9 @@ func (s *Store) grant() time.Duration {
 	default:
 		close(s.granted)
 	}
-	s.lease = resp.ID
+	s.lease, s.lapsed = resp.ID, false
 	s.deadline = satAdd(sent, resp.TTL*int64(time.Second)-int64(s.o.Margin))
+	s.armLapse()
 	for _, c := range s.claims {
 		s.pending[c] = struct{}{}
 	}
@@ -480,7 +510,7 @@ func (s *Store) keepAlive(id clientv3.LeaseID) time.Duration {
 	switch {
 	case errors.Is(err, rpctypes.ErrLeaseNotFound) || (err == nil && resp.TTL <= 0):
 		// Expired or revoked: the keys went with it.
-		s.lease, s.deadline = 0, 0
+		s.lease, s.deadline, s.lapsed = 0, 0, false
 		for _, c := range s.claims {
 			s.lose(c, "lease expired")
 		}
@@ -488,8 +518,13 @@ func (s *Store) keepAlive(id clientv3.LeaseID) time.Duration {
 	case err != nil:
 		return s.o.Retry
 	}
-	lapsed := s.clock.Now() >= s.deadline
+	if !s.lapsed && s.clock.Now() >= s.deadline {
+		s.lapse() // before the lapse timer could: told first all the same
+	}
+	lapsed := s.lapsed
+	s.lapsed = false
 	s.deadline = max(s.deadline, satAdd(sent, resp.TTL*int64(time.Second)-int64(s.o.Margin)))
+	s.armLapse()
 	if lapsed {
 		// Admission stopped at the deadline; owners parked their timers
 		// and wait for a refresh to resume.
@@ -500,6 +535,36 @@ func (s *Store) keepAlive(id clientv3.LeaseID) time.Duration {
 		}
 	}
 	return s.renewEvery()
+}
+
+// armLapse sets the lapse timer to the deadline. s.mu held.
+func (s *Store) armLapse() {
+	s.lapseT.Reset(time.Duration(max(s.deadline-s.clock.Now(), 0)))
+}
+
+// checkLapse runs at the deadline: with no later keep-alive answered,
+// admission stopped, and the owned claims are told.
+func (s *Store) checkLapse() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.lease == 0 || s.lapsed {
+		return
+	}
+	if now := s.clock.Now(); now < s.deadline {
+		s.lapseT.Reset(time.Duration(s.deadline - now))
+		return
+	}
+	s.lapse()
+}
+
+// lapse marks the deadline passed. s.mu held.
+func (s *Store) lapse() {
+	s.lapsed = true
+	for _, c := range s.claims {
+		if c.fence != 0 {
+			s.notify(c, Change{ID: c.id, Owned: false, Fence: c.fence, Why: "lease lapsed"})
+		}
+	}
 }
 
 // campaignLoop campaigns for the pending claims whose hold passed.
@@ -566,19 +631,26 @@ func (s *Store) campaign(ctx context.Context, c *Claim, lease clientv3.LeaseID) 
 		s.poke(s.wake)
 		return
 	}
+	// An answer older than what the watch or a sync told since is stale:
+	// the key it saw may be gone, or another's, and that news was handled.
+	stale := resp.Header.Revision < c.seen
 	var fence uint64
 	if resp.Succeeded {
 		fence = uint64(resp.Header.Revision)
 	} else if kvs := resp.Responses[0].GetResponseRange().GetKvs(); len(kvs) == 1 && kvs[0].Lease == int64(lease) {
 		fence = uint64(kvs[0].CreateRevision) // ours already (a resync, a retried campaign)
+	} else if len(kvs) == 1 && !stale && c.fence != 0 && uint64(kvs[0].CreateRevision) != c.fence {
+		s.lose(c, "key held by another lease")
 	}
 	if fence == 0 {
 		s.mu.Unlock()
 		return // a standby: the watch says when the key goes
 	}
-	if c.closed || s.lease != lease {
+	if c.closed || s.lease != lease || stale {
 		s.mu.Unlock()
 		// Closed meanwhile, or the lease went: the key is nobody's to keep.
+		// Stale: the key deleted meanwhile (then the delete queued a
+		// campaign) or reconciled by a sync.
 		if c.closed {
 			_ = s.deleteKey(ctx, c.key, fence)
 		}
@@ -650,6 +722,7 @@ func (s *Store) event(ev *clientv3.Event) {
 		s.mu.Unlock()
 		return
 	}
+	c.seen = max(c.seen, ev.Kv.ModRevision)
 	switch ev.Type {
 	case clientv3.EventTypeDelete:
 		if c.fence != 0 && (ev.PrevKv == nil || uint64(ev.PrevKv.CreateRevision) == c.fence) {
@@ -660,6 +733,11 @@ func (s *Store) event(ev *clientv3.Event) {
 			s.poke(s.wake)
 		}
 	case clientv3.EventTypePut:
+		if ev.Kv.Lease != int64(s.lease) && c.fence != 0 && uint64(ev.Kv.ModRevision) > c.fence {
+			// Written under another lease after this ownership began:
+			// whatever was missed in between, the key is not ours.
+			s.lose(c, "key held by another lease")
+		}
 		if ev.IsCreate() && ev.Kv.Lease != int64(s.lease) {
 			// Another process owns it now: a resigned claim campaigns
 			// again as soon as the key goes.
@@ -691,6 +769,7 @@ func (s *Store) sync() (int64, error) {
 		}
 	}
 	for _, c := range s.claims {
+		c.seen = max(c.seen, resp.Header.Revision)
 		f, exists := held[c.key]
 		switch {
 		case f != 0:
@@ -706,12 +785,16 @@ func (s *Store) sync() (int64, error) {
 	return resp.Header.Revision, nil
 }
 
-// noteLoop delivers changes in order, outside the Store's locks.
+// noteLoop delivers changes in order, outside the Store's locks; once
+// the Store is closed, it delivers what is left and ends.
 func (s *Store) noteLoop() {
-	defer s.wg.Done()
+	defer close(s.noteDone)
 	for {
 		select {
 		case <-s.ctx.Done():
+			s.wg.Wait() // the other loops queue no more
+			for s.flush() {
+			}
 			return
 		case <-s.note:
 			s.flush()
@@ -719,10 +802,12 @@ func (s *Store) noteLoop() {
 	}
 }
 
-func (s *Store) flush() {
+// flush delivers the queued changes; it reports whether there were any.
+func (s *Store) flush() bool {
 	s.mu.Lock()
 	notes := s.notes
 	s.notes = nil
+	s.calling = len(notes) > 0
 	s.mu.Unlock()
 	for _, n := range notes {
 		if s.o.OnChange != nil {
@@ -732,6 +817,10 @@ func (s *Store) flush() {
 			n.c.refresh()
 		}
 	}
+	s.mu.Lock()
+	s.calling = false
+	s.mu.Unlock()
+	return len(notes) > 0
 }
 
 func satAdd(a, b int64) int64 {

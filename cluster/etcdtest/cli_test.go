@@ -195,3 +195,66 @@ func TestCLISIGSTOPResumedOwnerStartsNoTick(t *testing.T) {
 		t.Fatalf("ordering: the first owner's ticks %v, the second's first %v", len(ta), tb[0].at)
 	}
 }
+
+// etcd stops under a running metronome: --trace says when the lease
+// lapses, with the owner and its fence.
+func TestCLITraceSaysWhenTheLeaseLapses(t *testing.T) {
+	c := newCluster(t)
+	c.needServer()
+	script := filepath.Join(t.TempDir(), "spot.lua")
+	if err := os.WriteFile(script, []byte(clusterScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := c.runMetronome(t, "owner", script)
+	a.await(t, "claimed\towned", 0, 60*time.Second)
+	i := a.await(t, "tick", 0, 5*time.Second)
+	c.srv.Stop()
+	a.awaitLine(t, `ownership  "spot-42"  lost  fence `+lastField(a.lineText(i))+"  (lease lapsed)", 0, ttl+5*time.Second, strings.Contains)
+}
+
+// claimScript claims "spot-42" in the main chunk, then "spot-43" from a
+// job once the file named by its first argument exists.
+const claimScript = `
+local Temporal = require "temporal"
+local host = require "app-host"
+local ms = function(n) return Temporal.duration{ milliseconds = n } end
+local trigger = ...
+local o = host.scheduler:owner{ id = "spot-42", lease = Temporal.duration{ seconds = 1 } }
+print("claimed", o:is_owned() and "owned" or "standby")
+local done = false
+host.scheduler:schedule_every{ interval = ms(20), callback = function()
+	if done then return end
+	local f = io.open(trigger)
+	if not f then return end
+	f:close()
+	done = true
+	local o2 = host.scheduler:owner{ id = "spot-43", lease = Temporal.duration{ seconds = 1 } }
+	print("second", o2:is_owned() and "owned" or "standby")
+	host.quit()
+end }
+`
+
+// etcd stops under a running metronome with a long TTL: an owner claimed
+// from a job then is a standby within the job's budget, not after the TTL.
+func TestCLIClaimWithEtcdGoneStaysWithinTheBudget(t *testing.T) {
+	c := newCluster(t)
+	c.needServer()
+	dir := t.TempDir()
+	script, trigger := filepath.Join(dir, "claim.lua"), filepath.Join(dir, "go")
+	if err := os.WriteFile(script, []byte(claimScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(metronomeBin(t), "run", "--realtime", "--allow-io", "--budget", "1s", "--cluster", "etcd://"+strings.Join(c.eps, ","),
+		"--cluster-ttl", "30", "--etcd-prefix", c.prefix, script, trigger)
+	p := startChild(t, "owner", cmd)
+	p.await(t, "claimed\towned", 0, 60*time.Second)
+	c.srv.Stop()
+	if err := os.WriteFile(trigger, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.await(t, "second\tstandby", 0, 10*time.Second)
+	<-p.done
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit: %v\n%s", err, p.dump())
+	}
+}

@@ -170,7 +170,7 @@ func (p *childProc) awaitLine(t *testing.T, prefix string, from int, within time
 		select {
 		case <-p.note:
 		case <-p.done:
-			t.Fatalf("%s ended before printing %q", p.name, prefix)
+			t.Fatalf("%s ended before printing %q:\n%s", p.name, prefix, p.dump())
 		case <-deadline.C:
 			t.Fatalf("%s printed no %q within %v:\n%s", p.name, prefix, within, p.dump())
 		}

@@ -52,13 +52,38 @@ func (f *clusterFlag) Set(s string) error {
 		if err != nil || host == "" {
 			return fmt.Errorf("%s: %q is not HOST:PORT", clusterWant, hp)
 		}
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		if !validHost(host) || strings.HasPrefix(hp, "[") != strings.Contains(host, ":") {
+			return fmt.Errorf("%s: host %q is not a host name or an IP address", clusterWant, host)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || strings.Trim(port, "0123456789") != "" {
 			return fmt.Errorf("%s: port %q is not 1..65535", clusterWant, port)
 		}
 		eps = append(eps, hp)
 	}
 	f.eps, f.text = eps, s
 	return nil
+}
+
+// validHost reports whether h is an IP address or a DNS host name
+// (letters, digits and hyphens in dot-separated labels of 1 to 63).
+func validHost(h string) bool {
+	if net.ParseIP(h) != nil {
+		return true
+	}
+	if len(h) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if !(r == '-' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // clusterTTLFlag is --cluster-ttl: whole seconds >= 1.
@@ -92,10 +117,17 @@ type runCluster struct {
 	calls   chan func() error
 	claims  int // claims made by the script
 
-	unanswered bool // the last claim found no lease: etcd is not answering
+	claimWait time.Duration // how long a claim may wait for etcd's answer
 }
 
-// openCluster connects to o.Cluster; nil without --cluster.
+// clusterConnectWait bounds the wait for etcd's first answer, before the
+// main chunk runs; a shorter TTL bounds it too.
+const clusterConnectWait = 5 * time.Second
+
+// openCluster connects to o.Cluster; nil without --cluster. It waits
+// for etcd's first answer (a lease) before the script runs, so the main
+// chunk's claims do not wait for it, at most the TTL or
+// clusterConnectWait: an etcd that does not answer by then is an error.
 func openCluster(ctx context.Context, o runOptions) (*runCluster, error) {
 	if len(o.Cluster) == 0 {
 		return nil, nil
@@ -109,6 +141,12 @@ func openCluster(ctx context.Context, o runOptions) (*runCluster, error) {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
 	c := &runCluster{ctx: ctx, cli: cli, calls: make(chan func() error, 1)}
+	// A claim's wait is a host call inside the script's budget: a part of
+	// it, or the store's own request timeout when that is shorter.
+	c.claimWait = ttl / 3
+	if b := o.Budgets.Budget; b > 0 {
+		c.claimWait = min(c.claimWait, b/4)
+	}
 	c.store, err = etcdlease.Open(cli, etcdlease.Options{Prefix: o.ClusterPrefix, TTL: ttl, OnChange: func(ch etcdlease.Change) {
 		c.post(func() { c.traceChange(ch) })
 	}})
@@ -116,7 +154,19 @@ func openCluster(ctx context.Context, o runOptions) (*runCluster, error) {
 		_ = cli.Close()
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
-	return c, nil
+	wait := min(ttl, clusterConnectWait)
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-c.store.Granted():
+		return c, nil
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-t.C:
+		err = fmt.Errorf("cluster: etcd at %s did not answer within %s", strings.Join(o.Cluster, ","), wait.String())
+	}
+	c.close()
+	return nil, err
 }
 
 // close resigns every owner and revokes the lease, so standbys take over
@@ -162,14 +212,14 @@ func (c *runCluster) traceChange(ch etcdlease.Change) {
 	c.s.rec.line(c.s.elapsed().DecimalSeconds(), "ownership", traceQuote(ch.ID), state, "fence "+strconv.FormatUint(ch.Fence, 10), "("+ch.Why+")")
 }
 
-// Claim is scripting.Cluster: the script's owner id, claimed for at most
-// the TTL before it returns (a standby then, which claims the id when etcd
-// answers). While etcd does not answer, later claims do not wait.
+// Claim is scripting.Cluster: the script's owner id, claimed within
+// claimWait, else a standby that claims the id when etcd answers. While
+// the store's lease has lapsed (etcd not answering), a claim does not wait.
 func (c *runCluster) Claim(id string) (scripting.ClusterClaim, error) {
-	ctx, cancel := context.WithTimeout(c.ctx, c.store.TTL())
+	ctx, cancel := context.WithTimeout(c.ctx, c.claimWait)
 	defer cancel()
-	if c.unanswered && c.store.Lease() == 0 {
-		cancel() // etcd did not answer an earlier claim: a standby at once, not one TTL per owner
+	if !c.store.Admitting() {
+		cancel()
 	}
 	cc := &runClaim{c: c}
 	claim, err := c.store.Claim(ctx, id, func() { c.post(cc.refresh) })
@@ -181,7 +231,6 @@ func (c *runCluster) Claim(id string) (scripting.ClusterClaim, error) {
 		return nil, err
 	}
 	cc.claim = claim
-	c.unanswered = c.store.Lease() == 0
 	c.mu.Lock()
 	c.claims++
 	c.mu.Unlock()
@@ -205,7 +254,7 @@ func (r *runClaim) Admit() (uint64, bool) { return r.claim.Admit() }
 func (r *runClaim) Bind(o *sched.Owner)   { r.o = o }
 
 func (r *runClaim) Resign() error {
-	ctx, cancel := context.WithTimeout(r.c.ctx, r.c.store.TTL())
+	ctx, cancel := context.WithTimeout(r.c.ctx, r.c.claimWait)
 	defer cancel()
 	return r.claim.Resign(ctx)
 }

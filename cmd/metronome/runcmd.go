@@ -84,7 +84,9 @@ an id (s:owner{ id = "spot-42", lease = d }) are claimed in etcd: one
 process at a time ticks an owner's timers, the others wait as standbys and
 one takes over within about --cluster-ttl after the owner dies or stalls.
 A claimed owner keeps the run alive until host.quit(), --until or a signal;
---trace adds a line per ownership change with its fence. See
+--trace adds a line per ownership change with its fence, a lapse of the
+lease included. The run waits for etcd's first answer before the main
+chunk (the TTL or 5s, whichever is shorter) and exits 1 without one. See
 docs/scale-out.md.`
 
 func runCommand() *command {
