@@ -9,7 +9,7 @@ import (
 // fake clock: every job on its scheduler (its own, compatibility timers,
 // any other group), never the facets. Like Step they ignore pause; like
 // Update they are an error from inside the host (a job or a facet of a
-// running frame). The host's error policy (SetOnError) is not applied: a
+// running frame). The host's error policy (SetErrorHandler) is not applied: a
 // job's error comes out of the call, as the scheduler's verbs return it.
 
 // Next jumps to the earliest deadline and runs what is due there; see
