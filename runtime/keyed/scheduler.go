@@ -502,10 +502,10 @@ func landed(t *Timer) bool {
 	st := t.state.Load()
 	if st&stDone == 0 {
 		st = t.state.Or(stWanted) // the worker gives it back when done
-	} else if st&stWanted != 0 {
-		return false // wanted before it was done: given back
 	}
-	return st&stDone != 0
+	// Wanted before it was done, here or by a catch-up in admit: given
+	// back, and taken back from the worker's stack, not here.
+	return st&(stDone|stWanted) == stDone
 }
 
 // drain admits every timer due by now. Each is re-keyed past now: to its
