@@ -3,6 +3,7 @@ package keyed_test
 import (
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -98,4 +99,34 @@ func TestCloseReturnsCleanupErrors(t *testing.T) {
 	if err := s.Close(); !errors.Is(err, boom) {
 		t.Fatalf("second Close: %v", err)
 	}
+}
+
+// Close waits for the generations cancelled before it too: one whose
+// callback still runs gets its OnCancel and its completion before Close
+// returns, not never.
+func TestCloseFinishesEarlierCancels(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, keyed.Options{Workers: 1}, keyed.Hooks{})
+		r := newRecorder(h.clk)
+		release := r.hold("k")
+		var cleanups atomic.Int32
+		tm := register(t, h.s, keyed.Config{Key: "k", Interval: 10 * ms, Callback: r.callback,
+			OnCancel: func() error { cleanups.Add(1); return nil }})
+		h.advance(10 * ms)
+		if r.busy("k") != 1 {
+			t.Fatal("the callback is not running")
+		}
+		c := tm.Cancel()
+		closed := make(chan struct{})
+		go func() {
+			defer close(closed)
+			h.s.Close()
+		}()
+		synctest.Wait()
+		release()
+		<-closed
+		if !isDone(c) || cleanups.Load() != 1 {
+			t.Fatalf("after Close: completion done %v, OnCancel ran %d times, want true and 1", isDone(c), cleanups.Load())
+		}
+	})
 }

@@ -171,6 +171,7 @@
 // are safe from any goroutine, callbacks included (Close excepted: from a
 // callback it never returns). Callbacks run on the workers, at most one
 // per key at a time; a panicking callback crashes the program, as a panic
-// in any goroutine does. Close cancels every generation, waits for their
-// completions and stops the goroutines.
+// in any goroutine does. Close cancels every generation, waits for every
+// completion, of the generations cancelled before it too, and stops the
+// goroutines: no Cancel().Wait() is left to hang.
 package keyed

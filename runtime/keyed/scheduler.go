@@ -63,6 +63,8 @@ type Scheduler struct {
 	loopDone chan struct{}
 	wg       sync.WaitGroup
 
+	unfinished sync.WaitGroup // completions not done yet: Close waits for every one
+
 	closeOnce sync.Once
 	closeErr  error
 
@@ -307,9 +309,10 @@ func newScheduler(opts Options, h hooks) (*Scheduler, error) {
 	return s, nil
 }
 
-// Close cancels every generation, waits for their completions (running
-// callbacks and cleanups), stops the goroutines and returns the cleanups'
-// errors joined. Register after Close is an error. Close from inside a
+// Close cancels every generation, waits for the completions of all, those
+// cancelled earlier included (running callbacks and cleanups), stops the
+// goroutines and returns the errors of the cleanups of the generations it
+// cancelled, joined. Register after Close is an error. Close from inside a
 // callback never returns.
 func (s *Scheduler) Close() error {
 	s.closeOnce.Do(func() {
@@ -329,6 +332,9 @@ func (s *Scheduler) Close() error {
 		for _, c := range cs {
 			errs = append(errs, c.Wait())
 		}
+		// Generations cancelled earlier may still have a callback or a
+		// cleanup to finish, and need the loop for it.
+		s.unfinished.Wait()
 		close(s.stop)
 		<-s.loopDone
 		close(s.work)
@@ -496,10 +502,10 @@ func landed(t *Timer) bool {
 	st := t.state.Load()
 	if st&stDone == 0 {
 		st = t.state.Or(stWanted) // the worker gives it back when done
-	} else if st&stWanted != 0 {
-		return false // wanted before it was done: given back
 	}
-	return st&stDone != 0
+	// Wanted before it was done, here or by a catch-up in admit: given
+	// back, and taken back from the worker's stack, not here.
+	return st&(stDone|stWanted) == stDone
 }
 
 // drain admits every timer due by now. Each is re-keyed past now: to its
@@ -647,6 +653,7 @@ func (s *Scheduler) cancelLocked(t *Timer) *Completion {
 		return t.done
 	}
 	t.done = &Completion{ch: make(chan struct{})}
+	s.unfinished.Add(1)
 	st := t.state.Or(stCancelled)
 	if t.slot.cur == t {
 		t.slot.cur = nil
@@ -677,12 +684,18 @@ func (s *Scheduler) cancelLocked(t *Timer) *Completion {
 func (s *Scheduler) finishCancel(t *Timer) {
 	if t.onCancel == nil {
 		t.where = gone
-		t.done.finish(nil)
+		s.finish(t.done, nil)
 		return
 	}
 	t.job, t.where = jobCleanup, inFlight
 	s.emit(t)
 	s.wakeLocked()
+}
+
+// finish completes c with err.
+func (s *Scheduler) finish(c *Completion, err error) {
+	c.finish(err)
+	s.unfinished.Done()
 }
 
 // givenStack is one worker's stack of the timers it gave back, on a cache
@@ -772,7 +785,7 @@ func (s *Scheduler) runChunk(b *batch, c, n int, g *givenStack) int64 {
 // under the fence it was queued with.
 func (s *Scheduler) run(t *Timer, g *givenStack) {
 	if t.job == jobCleanup {
-		t.done.finish(t.onCancel())
+		s.finish(t.done, t.onCancel())
 		s.give(t, g)
 		return
 	}
