@@ -76,10 +76,11 @@ type governor struct {
 	drainTicks    int64
 	main          *lua.LState
 
-	frames    []frame
-	fires     int64 // callbacks entered
-	owner     int   // index in frames of the trip's owner; -1 none, -2 unknown, -3 all
-	published int64 // the last eff stored
+	frames    []frame // frames[:depth] are open; the slice only grows, so a
+	depth     int     // call moves no pointer (no write barrier)
+	fires     int64   // callbacks entered
+	owner     int     // index in frames of the trip's owner; -1 none, -2 unknown, -3 all
+	published int64   // the last eff stored
 
 	epoch   atomic.Int64  // periods ticked under frames
 	eff     atomic.Int64  // effective deadline of the innermost frame; 0: idle
@@ -310,18 +311,17 @@ func (g *governor) enter(kind frameKind, fn *lua.LFunction, name string, limit t
 		deadline = g.epoch.Load() + ticks
 	}
 	eff := deadline
-	n := len(g.frames)
+	n := g.depth
 	if n > 0 {
 		eff = min(eff, g.frames[n-1].eff)
 	}
 	if kind == kindCallback {
 		g.fires++
 	}
-	if n < cap(g.frames) {
-		g.frames = g.frames[:n+1]
-	} else {
+	if n == len(g.frames) {
 		g.frames = append(g.frames, frame{})
 	}
+	g.depth = n + 1
 	f := &g.frames[n]
 	f.kind, f.limit, f.deadline, f.eff, f.fires = kind, limit, deadline, eff, g.fires
 	if f.fn != fn {
@@ -337,7 +337,7 @@ func (g *governor) enter(kind frameKind, fn *lua.LFunction, name string, limit t
 // leave pops the innermost frame, which returned err. The frame that owns
 // a standing trip clears it.
 func (g *governor) leave(err error) error {
-	n := len(g.frames) - 1
+	n := g.depth - 1
 	if g.trip.Load() != 0 {
 		g.findOwner()
 		if g.owner == n || g.owner == -1 {
@@ -345,7 +345,7 @@ func (g *governor) leave(err error) error {
 		}
 	}
 	kind := g.frames[n].kind
-	g.frames = g.frames[:n]
+	g.depth = n
 	switch {
 	case n == 0:
 		g.publish(0)
@@ -403,11 +403,11 @@ func (g *governor) findOwner() {
 	case tripCancel:
 		g.owner = -3
 	case tripMemory:
-		if len(g.frames) > 0 {
+		if g.depth > 0 {
 			g.owner = 0
 		}
 	case tripTime:
-		for i, f := range g.frames {
+		for i, f := range g.frames[:g.depth] {
 			if f.deadline <= at {
 				g.owner = i
 				return
@@ -507,7 +507,7 @@ func (g *governor) message() string {
 	if f.kind == kindDrain {
 		fires := g.fires - f.fires
 		running := ""
-		for i := len(g.frames) - 1; i > g.owner; i-- {
+		for i := g.depth - 1; i > g.owner; i-- {
 			if g.frames[i].kind == kindCallback {
 				running = "; " + callbackLabel(g.frames[i].fn) + " was running"
 				break

@@ -67,7 +67,7 @@ func (s *DrainSpan) drain(f func() error) error {
 // counts ticks only while a frame is open, and a span's calls can each be
 // shorter than its period: a span whose budget is spent trips here.
 func (g *governor) carry(spent time.Duration, fires int64) {
-	f := &g.frames[len(g.frames)-1]
+	f := &g.frames[g.depth-1]
 	f.fires -= fires
 	if f.limit <= 0 || spent <= 0 {
 		return
