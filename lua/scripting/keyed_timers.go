@@ -6,7 +6,7 @@ import (
 
 	"github.com/yuin/gopher-lua"
 
-	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -436,19 +436,19 @@ func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
 		}
 		delay = &d
 	}
-	ov := keyed.Overrun{}
+	ov := cadence.Overrun{}
 	if name, given := opts.str("overrun", false); given {
-		p, ok := keyed.ParsePolicy(name)
+		p, ok := cadence.ParsePolicy(name)
 		if !ok {
 			opts.fail("overrun", `"skip-late-ticks", "catch-up-bounded" or "delay-next-tick"`)
 		}
 		ov.Policy = p
 	}
 	if n, given := opts.integer("max-catch-up-ticks", false); given {
-		if ov.Policy == keyed.CatchUpBounded && (n < 1 || n > keyed.MaxCatchUpTicksLimit) {
-			opts.fail("max-catch-up-ticks", fmt.Sprintf("an integer from 1 to %d under catch-up-bounded", keyed.MaxCatchUpTicksLimit))
+		if ov.Policy == cadence.CatchUpBounded && (n < 1 || n > cadence.MaxCatchUpTicksLimit) {
+			opts.fail("max-catch-up-ticks", fmt.Sprintf("an integer from 1 to %d under catch-up-bounded", cadence.MaxCatchUpTicksLimit))
 		}
-		if ov.Policy == keyed.CatchUpBounded {
+		if ov.Policy == cadence.CatchUpBounded {
 			ov.MaxCatchUpTicks = n
 		}
 	}

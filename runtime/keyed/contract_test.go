@@ -41,7 +41,7 @@ func TestContractReRegisterDropsPendingTick(t *testing.T) {
 			}
 		}
 		// Generation 2 counts from its registration at 10ms: 20 and 30.
-		if want := []keyed.Tick{{1, 1, 0}, {2, 2, 0}}; !slices.Equal(ticks(got), want) || t2.Generation() != 2 {
+		if want := []keyed.Tick{{DeliveryIndex: 1, ScheduledIndex: 1, SkippedTicks: 0}, {DeliveryIndex: 2, ScheduledIndex: 2, SkippedTicks: 0}}; !slices.Equal(ticks(got), want) || t2.Generation() != 2 {
 			t.Fatalf("got %v, want %v", ticks(got), want)
 		}
 	})
@@ -274,12 +274,12 @@ func TestContractSkipLateTicksDeliversTheLatest(t *testing.T) {
 		release()
 		h.advance(3 * ms) // to 40
 		got := r.take()
-		want := []fired{{keyed.Fire{Tick: keyed.Tick{1, 1, 0}}, 10 * ms}, {keyed.Fire{Tick: keyed.Tick{2, 3, 1}}, 37 * ms}, {keyed.Fire{Tick: keyed.Tick{3, 4, 0}}, 40 * ms}}
+		want := []fired{{keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 1, ScheduledIndex: 1, SkippedTicks: 0}}, 10 * ms}, {keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 2, ScheduledIndex: 3, SkippedTicks: 1}}, 37 * ms}, {keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 3, ScheduledIndex: 4, SkippedTicks: 0}}, 40 * ms}}
 		if !sameTimes(got, want) {
 			t.Fatalf("got %v, want %v", got, want)
 		}
 		h.jump(55 * ms) // suspended until 95: one tick, the 9th
-		if got := r.take(); !sameTimes(got, []fired{{keyed.Fire{Tick: keyed.Tick{4, 9, 4}}, 95 * ms}}) {
+		if got := r.take(); !sameTimes(got, []fired{{keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 4, ScheduledIndex: 9, SkippedTicks: 4}}, 95 * ms}}) {
 			t.Fatalf("after the jump: %v", got)
 		}
 	})
@@ -296,7 +296,7 @@ func TestContractCatchUpBoundedDeliversAtMostMax(t *testing.T) {
 		h.jump(45 * ms) // to 55: ticks 2..5 due; 4 and 5 are delivered
 		h.advance(5 * ms)
 		got := r.take()
-		want := []fired{{keyed.Fire{Tick: keyed.Tick{1, 1, 0}}, 10 * ms}, {keyed.Fire{Tick: keyed.Tick{2, 4, 2}}, 55 * ms}, {keyed.Fire{Tick: keyed.Tick{3, 5, 0}}, 55 * ms}, {keyed.Fire{Tick: keyed.Tick{4, 6, 0}}, 60 * ms}}
+		want := []fired{{keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 1, ScheduledIndex: 1, SkippedTicks: 0}}, 10 * ms}, {keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 2, ScheduledIndex: 4, SkippedTicks: 2}}, 55 * ms}, {keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 3, ScheduledIndex: 5, SkippedTicks: 0}}, 55 * ms}, {keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 4, ScheduledIndex: 6, SkippedTicks: 0}}, 60 * ms}}
 		if !sameTimes(got, want) {
 			t.Fatalf("got %v, want %v", got, want)
 		}
@@ -316,7 +316,7 @@ func TestContractDelayNextTickCountsFromTheHandlersEnd(t *testing.T) {
 		release()
 		h.advance(19 * ms) // to 46: one more at 37, the next due at 47
 		got := r.take()
-		want := []fired{{keyed.Fire{Tick: keyed.Tick{1, 1, 0}}, 10 * ms}, {keyed.Fire{Tick: keyed.Tick{2, 3, 1}}, 37 * ms}}
+		want := []fired{{keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 1, ScheduledIndex: 1, SkippedTicks: 0}}, 10 * ms}, {keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 2, ScheduledIndex: 3, SkippedTicks: 1}}, 37 * ms}}
 		if !sameTimes(got, want) {
 			t.Fatalf("got %v, want %v", got, want)
 		}
@@ -349,7 +349,7 @@ func TestContractExpiredLeaseStartsNothing(t *testing.T) {
 		}
 		h.advance(15 * ms) // renewed at 300: ticks at 300 and 310, not a burst
 		got := r.take()
-		want := []fired{{keyed.Fire{Tick: keyed.Tick{5, 30, 25}}, 300 * ms}, {keyed.Fire{Tick: keyed.Tick{6, 31, 0}}, 310 * ms}}
+		want := []fired{{keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 5, ScheduledIndex: 30, SkippedTicks: 25}}, 300 * ms}, {keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 6, ScheduledIndex: 31, SkippedTicks: 0}}, 310 * ms}}
 		if !sameTimes(got, want) {
 			t.Fatalf("after renewal: got %v, want %v", got, want)
 		}

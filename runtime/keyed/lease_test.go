@@ -31,7 +31,7 @@ func TestLeaseCheckedAgainAtStart(t *testing.T) {
 			t.Fatal(err)
 		}
 		h.advance(20 * ms)
-		if got := r.take(); !sameTimes(got, []fired{{keyed.Fire{Tick: keyed.Tick{1, 4, 3}}, 160 * ms}}) {
+		if got := r.take(); !sameTimes(got, []fired{{keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 1, ScheduledIndex: 4, SkippedTicks: 3}}, 160 * ms}}) {
 			t.Fatalf("after renewal: %v", got)
 		}
 	})
@@ -63,7 +63,7 @@ func TestLeaseTransferDropsTicksOfTheOldAuthority(t *testing.T) {
 		close(resume)
 		h.advance(15 * ms) // to 25
 		got := r.take()
-		if len(got) != 1 || got[0].Fence == old || got[0].at != 20*ms || got[0].Tick != (keyed.Tick{1, 2, 1}) {
+		if len(got) != 1 || got[0].Fence == old || got[0].at != 20*ms || got[0].Tick != (keyed.Tick{DeliveryIndex: 1, ScheduledIndex: 2, SkippedTicks: 1}) {
 			t.Fatalf("old fence %d, got %v", old, got)
 		}
 	})
@@ -124,7 +124,7 @@ func TestLeaseExternalAuthority(t *testing.T) {
 		o.Refresh()
 		h.advance(25 * ms) // taken over at 100: the tick due then was the old authority's
 		got = r.take()
-		if len(got) != 2 || got[0].Fence != 9 || got[0].Tick != (keyed.Tick{4, 11, 7}) || got[0].at != 110*ms {
+		if len(got) != 2 || got[0].Fence != 9 || got[0].Tick != (keyed.Tick{DeliveryIndex: 4, ScheduledIndex: 11, SkippedTicks: 7}) || got[0].at != 110*ms {
 			t.Fatalf("after takeover: %v", got)
 		}
 		if err := o.Renew(); !errors.Is(err, keyed.ErrNotLocal) {

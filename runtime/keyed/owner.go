@@ -3,6 +3,8 @@ package keyed
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/metronome-rt/metronome/runtime/cadence"
 )
 
 // Lease is an owner authority's answer at one instant.
@@ -70,7 +72,7 @@ func (l *localLease) Lease() (Lease, bool) { return *l.cur.Load(), true }
 // forever is the authority of the scheduler's own owner.
 type forever struct{}
 
-func (forever) Lease() (Lease, bool) { return Lease{Deadline: Never}, true }
+func (forever) Lease() (Lease, bool) { return Lease{Deadline: cadence.Never}, true }
 
 // NewOwner returns an owner holding a local lease of d (> 0), renewed now.
 func (s *Scheduler) NewOwner(lease time.Duration) (*Owner, error) {

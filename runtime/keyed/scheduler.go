@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/internal/timerq"
 )
 
@@ -50,7 +51,7 @@ type Scheduler struct {
 	pending  []*batch  // handed to the pool and not finished, or still held by a worker
 	spare    []*batch  // finished and let go by every worker
 	inflight int       // records in the pending batches not finished
-	armed    int64     // the alarm's instant, Never when unarmed
+	armed    int64     // the alarm's instant, cadence.Never when unarmed
 	seq      uint64
 	fences   uint64
 	closed   bool
@@ -285,7 +286,7 @@ func newScheduler(opts Options, h hooks) (*Scheduler, error) {
 	if opts.Capacity < 0 || opts.Capacity > 1<<30-1 {
 		return nil, &OptionError{"New", "Capacity", "0..2^30-1", opts.Capacity}
 	}
-	s := &Scheduler{clock: opts.Clock, gate: opts.Gate, workers: opts.Workers, armed: Never, hooks: h,
+	s := &Scheduler{clock: opts.Clock, gate: opts.Gate, workers: opts.Workers, armed: cadence.Never, hooks: h,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), loopDone: make(chan struct{})}
 	if s.clock == nil {
 		s.clock = SystemClock()
@@ -360,11 +361,11 @@ func (s *Scheduler) loop() {
 	defer close(s.loopDone)
 	alarm := s.clock.NewAlarm()
 	defer alarm.Stop()
-	alarmAt := int64(Never)
+	alarmAt := int64(cadence.Never)
 	for {
 		select { // a wake-up the last select did not take: the alarm is unarmed now
 		case <-alarm.C():
-			alarmAt = Never
+			alarmAt = cadence.Never
 		default:
 		}
 		s.mu.Lock()
@@ -376,7 +377,7 @@ func (s *Scheduler) loop() {
 			s.retry(now)
 			s.seal()
 		}
-		next := int64(Never)
+		next := int64(cadence.Never)
 		if _, w, _, _, ok := s.q.Peek(); ok {
 			next = w
 		}
@@ -385,7 +386,7 @@ func (s *Scheduler) loop() {
 		s.mu.Unlock()
 
 		if next != alarmAt {
-			if next == Never {
+			if next == cadence.Never {
 				alarm.Stop()
 			} else {
 				alarm.Set(next)
@@ -412,7 +413,7 @@ func (s *Scheduler) loop() {
 		}
 		select {
 		case <-alarm.C():
-			alarmAt = Never
+			alarmAt = cadence.Never
 		case <-s.wake:
 		case work <- first:
 			s.outbox = s.outbox[1:]
@@ -643,7 +644,7 @@ func (s *Scheduler) rekey(t *Timer, at int64) { s.q.Update(t.hid, at, t.seq) }
 
 // hold keys t's entry at Never while it waits at where. s.mu held.
 func (s *Scheduler) hold(t *Timer, where place) {
-	s.rekey(t, Never)
+	s.rekey(t, cadence.Never)
 	t.where = where
 }
 

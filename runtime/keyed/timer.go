@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/internal/timerq"
 )
 
@@ -42,9 +43,9 @@ type Fire struct {
 // lines between the scheduler and a worker rather than five or six.
 type Timer struct {
 	// The line the worker writes.
-	state atomic.Uint32 // stCancelled | stStarted | stDone | stWanted: the start/cancel/return races
-	hid   timerq.ID     // under s.mu: the generation's entry in s.q, until its cancel
-	cad   Cadence       // the scheduler's under s.mu, or the worker's while in flight
+	state atomic.Uint32   // stCancelled | stStarted | stDone | stWanted: the start/cancel/return races
+	hid   timerq.ID       // under s.mu: the generation's entry in s.q, until its cancel
+	cad   cadence.Cadence // the scheduler's under s.mu, or the worker's while in flight
 
 	// The line the worker reads.
 	where     place  // under s.mu
@@ -81,7 +82,7 @@ type place uint8
 
 const (
 	nowhere    place = iota // being admitted
-	inQueue                 // keyed at its next tick (Never past the end of time)
+	inQueue                 // keyed at its next tick (cadence.Never past the end of time)
 	inFlight                // handed to the pool, or back from it and not yet looked at (stDone)
 	inParked                // due while the owner's authority lapsed
 	inRetained              // refused by the gate, retried at each wake-up
@@ -198,7 +199,7 @@ func (o *Owner) register(method string, c Config) (*Timer, error) {
 	sl.gen++
 	s.seq++
 	t := &Timer{s: s, owner: o, slot: sl, key: c.Key, gen: sl.gen, seq: s.seq, fn: c.Callback, onCancel: c.OnCancel,
-		cad: NewCadence(satAdd(s.clock.Now(), int64(delay)), int64(c.Interval), c.Overrun), waitOld: sl.oldRunning != nil}
+		cad: cadence.New(satAdd(s.clock.Now(), int64(delay)), int64(c.Interval), c.Overrun), waitOld: sl.oldRunning != nil}
 	sl.cur = t
 	t.hid = s.q.Push(t.cad.Due(), t.seq, t)
 	t.where = inQueue
@@ -218,7 +219,7 @@ func (c *Config) check(method string) error {
 		return &OptionError{method, "Delay", "a duration >= 0", c.Delay}
 	case c.Callback == nil:
 		return &OptionError{method, "Callback", "a function", nil}
-	case int(c.Overrun.Policy) >= len(policyNames):
+	case int(c.Overrun.Policy) >= len(cadence.PolicyNames()):
 		return &OptionError{method, "Overrun.Policy", "one of SkipLateTicks, CatchUpBounded, DelayNextTick", c.Overrun.Policy}
 	case c.Overrun.Policy == CatchUpBounded && (c.Overrun.MaxCatchUpTicks < 0 || c.Overrun.MaxCatchUpTicks > MaxCatchUpTicksLimit):
 		return &OptionError{method, "Overrun.MaxCatchUpTicks", "1..2147483647 under CatchUpBounded (0: the default, 1)", c.Overrun.MaxCatchUpTicks}

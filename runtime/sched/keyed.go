@@ -5,8 +5,8 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/internal/timerq"
-	"github.com/metronome-rt/metronome/runtime/keyed"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -18,7 +18,7 @@ type TimerFunc func(t *Tick) error
 // the way to keep running across virtual time (Wait). The scheduler reuses
 // it for the timer's next tick: keep the fields, not the pointer.
 type Tick struct {
-	keyed.Tick
+	cadence.Tick
 	Fence uint64 // the owner's Authority when the tick started
 	timer *Timer
 
@@ -67,7 +67,7 @@ type TimerOptions struct {
 	Interval temporal.Duration // > 0
 	// Delay is the first tick's due time after Now(); nil means Interval.
 	Delay    *temporal.Duration
-	Overrun  keyed.Overrun
+	Overrun  cadence.Overrun
 	OnCancel func() error // optional timer-owned cleanup; its error is the generation's result
 	Label    string       // where it was registered, for traces and errors
 	Name     string       // its user's name (a script's label option), as WithName
@@ -158,7 +158,7 @@ type Timer struct {
 	s        *Scheduler
 	fn       TimerFunc
 	data     any // TimerOptions.Data
-	cad      keyed.Cadence
+	cad      cadence.Cadence
 	tick     Tick // up to its timer: the rest is cold
 
 	then      TimerFunc // Wait's continuation; nil when the handler ends
@@ -444,8 +444,8 @@ func (o *Owner) RegisterTimer(key string, opts TimerOptions, fn TimerFunc) (*Tim
 		}
 	}
 	sl.gen++
-	*t = Timer{s: s, owner: o, slot: sl, blockedBy: blocked, blocked: blocked != nil, delayed: opts.Overrun.Policy == keyed.DelayNextTick, key: s.seq<<tagBits | tagTimer, fn: fn, onCancel: opts.OnCancel,
-		data: opts.Data, cad: keyed.NewCadence(first, int64(opts.Interval), opts.Overrun)}
+	*t = Timer{s: s, owner: o, slot: sl, blockedBy: blocked, blocked: blocked != nil, delayed: opts.Overrun.Policy == cadence.DelayNextTick, key: s.seq<<tagBits | tagTimer, fn: fn, onCancel: opts.OnCancel,
+		data: opts.Data, cad: cadence.New(first, int64(opts.Interval), opts.Overrun)}
 	t.ext = jobExt{group: o.group, label: opts.Label, name: opts.Name, data: opts.Data}
 	t.tick = Tick{Key: key, Generation: sl.gen, timer: t}
 	sl.cur, sl.last = t, t
@@ -499,7 +499,7 @@ func (t *Timer) due() (int64, bool) {
 		return 0, false
 	}
 	at := t.cad.Due()
-	if at == keyed.Never || at > t.s.maxAt {
+	if at == cadence.Never || at > t.s.maxAt {
 		return 0, false
 	}
 	return max(at, t.s.now), true
@@ -584,7 +584,7 @@ func (t *Timer) requeueCounting(count bool) {
 		return
 	}
 	at := t.cad.Due()
-	if at == keyed.Never || at > t.s.maxAt {
+	if at == cadence.Never || at > t.s.maxAt {
 		t.unqueue()
 		return
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -192,11 +192,11 @@ func TestKeyedNewGenerationWaitsForTheOldHandler(t *testing.T) {
 // Seed 001 §8 tick information: delivery +1, scheduled never decreasing and
 // >= delivery, skipped as the formula says, under every policy.
 func TestKeyedTickInvariants(t *testing.T) {
-	for _, p := range []keyed.Policy{keyed.SkipLateTicks, keyed.CatchUpBounded, keyed.DelayNextTick} {
+	for _, p := range []cadence.Policy{cadence.SkipLateTicks, cadence.CatchUpBounded, cadence.DelayNextTick} {
 		t.Run(p.String(), func(t *testing.T) {
 			r := newTicks()
 			n := 0
-			r.register(t, nil, "a", sched.TimerOptions{Interval: 3 * ms, Overrun: keyed.Overrun{Policy: p, MaxCatchUpTicks: 2}}, func(tk *sched.Tick) error {
+			r.register(t, nil, "a", sched.TimerOptions{Interval: 3 * ms, Overrun: cadence.Overrun{Policy: p, MaxCatchUpTicks: 2}}, func(tk *sched.Tick) error {
 				r.record(tk)
 				n++
 				return tk.Wait(temporal.Duration(n%7)*ms, func(*sched.Tick) error { return nil })
@@ -230,21 +230,21 @@ func TestKeyedTickInvariants(t *testing.T) {
 func TestKeyedOverrunPolicies(t *testing.T) {
 	cases := []struct {
 		name string
-		o    keyed.Overrun
+		o    cadence.Overrun
 		stall,
 		overrun []string
 	}{
-		{"skip-late-ticks", keyed.Overrun{}, []string{
+		{"skip-late-ticks", cadence.Overrun{}, []string{
 			"a/1 d=1 s=3 k=2 @0.035s", "a/1 d=2 s=4 k=0 @0.04s", "a/1 d=3 s=5 k=0 @0.05s",
 		}, []string{
 			"a/1 d=1 s=1 k=0 @0.01s", "a/1 end @0.045s", "a/1 d=2 s=4 k=2 @0.045s", "a/1 d=3 s=5 k=0 @0.05s",
 		}},
-		{"catch-up-bounded", keyed.Overrun{Policy: keyed.CatchUpBounded, MaxCatchUpTicks: 2}, []string{
+		{"catch-up-bounded", cadence.Overrun{Policy: cadence.CatchUpBounded, MaxCatchUpTicks: 2}, []string{
 			"a/1 d=1 s=2 k=1 @0.035s", "a/1 d=2 s=3 k=0 @0.035s", "a/1 d=3 s=4 k=0 @0.04s", "a/1 d=4 s=5 k=0 @0.05s",
 		}, []string{
 			"a/1 d=1 s=1 k=0 @0.01s", "a/1 end @0.045s", "a/1 d=2 s=3 k=1 @0.045s", "a/1 d=3 s=4 k=0 @0.045s", "a/1 d=4 s=5 k=0 @0.05s",
 		}},
-		{"delay-next-tick", keyed.Overrun{Policy: keyed.DelayNextTick}, []string{
+		{"delay-next-tick", cadence.Overrun{Policy: cadence.DelayNextTick}, []string{
 			"a/1 d=1 s=3 k=2 @0.035s", "a/1 d=2 s=4 k=0 @0.045s", "a/1 d=3 s=5 k=0 @0.055s",
 		}, []string{
 			"a/1 d=1 s=1 k=0 @0.01s", "a/1 end @0.045s", "a/1 d=2 s=5 k=3 @0.055s",
@@ -373,8 +373,8 @@ func TestKeyedBadOptionsRegisterNothing(t *testing.T) {
 	}{
 		{"empty key", "", every(ms), fn, "RegisterTimer: key: want a non-empty string"},
 		{"zero interval", "k", every(0), fn, "RegisterTimer: opts.Interval: want a duration > 0"},
-		{"bad policy", "k", sched.TimerOptions{Interval: ms, Overrun: keyed.Overrun{Policy: 9}}, fn, "RegisterTimer: opts.Overrun: policy"},
-		{"max out of range", "k", sched.TimerOptions{Interval: ms, Overrun: keyed.Overrun{Policy: keyed.CatchUpBounded, MaxCatchUpTicks: -1}}, fn, "max catch-up ticks"},
+		{"bad policy", "k", sched.TimerOptions{Interval: ms, Overrun: cadence.Overrun{Policy: 9}}, fn, "RegisterTimer: opts.Overrun: policy"},
+		{"max out of range", "k", sched.TimerOptions{Interval: ms, Overrun: cadence.Overrun{Policy: cadence.CatchUpBounded, MaxCatchUpTicks: -1}}, fn, "max catch-up ticks"},
 		{"nil fn", "k", every(ms), nil, "RegisterTimer: fn: want a function"},
 		{"negative delay", "k", sched.TimerOptions{Interval: ms, Delay: &neg}, fn, "RegisterTimer: opts.Delay: want a duration >= 0"},
 	} {

@@ -1,4 +1,4 @@
-package keyed
+package cadence
 
 import "testing"
 
@@ -6,7 +6,7 @@ import "testing"
 // overflow check of at used to wrap for a negative anchor and put every
 // tick after the first at Never.
 func TestCadenceNegativeAnchor(t *testing.T) {
-	c := NewCadence(-100, 10, Overrun{})
+	c := New(-100, 10, Overrun{})
 	if got := takeAll(&c, -100); !equalTicks(got, []Tick{{1, 1, 0}}) {
 		t.Fatal(got)
 	}

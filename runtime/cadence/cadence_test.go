@@ -1,4 +1,4 @@
-package keyed
+package cadence
 
 import (
 	"math/rand/v2"
@@ -35,7 +35,7 @@ func TestCadenceStalledHost(t *testing.T) {
 		{Overrun{DelayNextTick, 0}, []Tick{{1, 3, 2}}, 45 * ms, Tick{2, 4, 0}},
 	} {
 		t.Run(tc.o.Policy.String(), func(t *testing.T) {
-			c := NewCadence(10*ms, 10*ms, tc.o)
+			c := New(10*ms, 10*ms, tc.o)
 			if got := takeAll(&c, 35*ms); !equalTicks(got, tc.at35) {
 				t.Fatalf("at 35ms: got %v, want %v", got, tc.at35)
 			}
@@ -51,7 +51,7 @@ func TestCadenceStalledHost(t *testing.T) {
 
 func TestCadenceOnTimeDeliversEveryTick(t *testing.T) {
 	for _, p := range []Policy{SkipLateTicks, CatchUpBounded, DelayNextTick} {
-		c := NewCadence(5*ms, 10*ms, Overrun{Policy: p, MaxCatchUpTicks: 3})
+		c := New(5*ms, 10*ms, Overrun{Policy: p, MaxCatchUpTicks: 3})
 		if _, ok := c.Take(5*ms - 1); ok {
 			t.Fatalf("%s: a tick one nanosecond early", p)
 		}
@@ -70,7 +70,7 @@ func TestCadenceOnTimeDeliversEveryTick(t *testing.T) {
 func TestCadenceHandlerOverran(t *testing.T) {
 	// Period 10ms from 10ms; the first handler runs from 10 to 27.
 	t.Run("skip delivers the latest at the handler's end", func(t *testing.T) {
-		c := NewCadence(10*ms, 10*ms, Overrun{})
+		c := New(10*ms, 10*ms, Overrun{})
 		c.Take(10 * ms)
 		c.Ended(27 * ms)
 		if got := takeAll(&c, 27*ms); !equalTicks(got, []Tick{{2, 2, 0}}) {
@@ -81,7 +81,7 @@ func TestCadenceHandlerOverran(t *testing.T) {
 		}
 	})
 	t.Run("delay-next-tick waits a period after the end", func(t *testing.T) {
-		c := NewCadence(10*ms, 10*ms, Overrun{Policy: DelayNextTick})
+		c := New(10*ms, 10*ms, Overrun{Policy: DelayNextTick})
 		c.Take(10 * ms)
 		c.Ended(27 * ms)
 		if _, ok := c.Take(27 * ms); ok {
@@ -95,7 +95,7 @@ func TestCadenceHandlerOverran(t *testing.T) {
 		}
 	})
 	t.Run("delay-next-tick keeps the grid when the handler was in time", func(t *testing.T) {
-		c := NewCadence(10*ms, 10*ms, Overrun{Policy: DelayNextTick})
+		c := New(10*ms, 10*ms, Overrun{Policy: DelayNextTick})
 		c.Take(10 * ms)
 		c.Ended(19 * ms)
 		if c.Due() != 20*ms {
@@ -105,7 +105,7 @@ func TestCadenceHandlerOverran(t *testing.T) {
 }
 
 func TestCadenceResumeSkipsTheGap(t *testing.T) {
-	c := NewCadence(10*ms, 10*ms, Overrun{CatchUpBounded, 100})
+	c := New(10*ms, 10*ms, Overrun{CatchUpBounded, 100})
 	takeAll(&c, 10*ms)
 	c.Resume(55 * ms) // ticks at 20..50 fall in the gap
 	if c.Due() != 60*ms {
@@ -121,12 +121,12 @@ func TestCadenceResumeSkipsTheGap(t *testing.T) {
 }
 
 func TestCadenceSaturatesAtTheEndOfTime(t *testing.T) {
-	c := NewCadence(Never-5, Never/2, Overrun{})
+	c := New(Never-5, Never/2, Overrun{})
 	takeAll(&c, Never-5)
 	if c.Due() != Never {
 		t.Fatalf("due %d, want Never", c.Due())
 	}
-	d := NewCadence(0, 10, Overrun{Policy: DelayNextTick})
+	d := New(0, 10, Overrun{Policy: DelayNextTick})
 	if got := takeAll(&d, Never-3); len(got) != 1 || d.Due() != Never {
 		t.Fatalf("%v, due %d", got, d.Due())
 	}
@@ -160,7 +160,7 @@ func TestCadenceInvariants(t *testing.T) {
 	for run := 0; run < 300; run++ {
 		o := Overrun{Policy: Policy(r.IntN(3)), MaxCatchUpTicks: int64(r.IntN(4))}
 		interval := int64(1 + r.IntN(20))
-		c := NewCadence(int64(r.IntN(30)), interval, o)
+		c := New(int64(r.IntN(30)), interval, o)
 		now := int64(0)
 		var prev Tick
 		for step := 0; step < 200; step++ {
