@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/metronome-rt/metronome/runtime/driver"
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -193,10 +192,22 @@ func (r *Runner) Step(elapsed time.Duration) error {
 	return nil
 }
 
-// RunVirtual is driver.RunVirtual(ctx, r), the loop of driver.Run without
-// the sleeping: it steps the host by each wait Next asks for, at once,
-// until Next reports false (Stopped says why). It returns nil then, a
-// step's error, or ctx.Err(), checked before each step. It suits a host on
-// a clock that does not move by itself, such as temporal.Fixed: the host's
-// time, not the wall's, runs.
-func (r *Runner) RunVirtual(ctx context.Context) error { return driver.RunVirtual(ctx, r) }
+// RunVirtual is the loop of driver.Run without the sleeping: it steps the
+// host by each wait Next asks for, at once, until Next reports false
+// (Stopped says why). It returns nil then, a step's error, or ctx.Err(),
+// checked before each step. It suits a host on a clock that does not move
+// by itself, such as temporal.Fixed: the host's time, not the wall's, runs.
+func (r *Runner) RunVirtual(ctx context.Context) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		wait, ok := r.Next()
+		if !ok {
+			return nil
+		}
+		if err := r.Step(wait); err != nil {
+			return err
+		}
+	}
+}
