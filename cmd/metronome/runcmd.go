@@ -23,6 +23,7 @@ import (
 // runCommand.
 type runOptions struct {
 	Script  string    // the main chunk's path; its folder is where require looks
+	Fennel  string    // --fennel: the Fennel compiler; "": $METRONOME_FENNEL, then fennel.lua beside Script
 	Args    []string  // the script's arguments: its ... and arg[1..]
 	AllowIO bool      // open io and the full os library
 	Stdout  io.Writer // where print goes
@@ -104,6 +105,7 @@ func runCommand() *command {
 				panic(err)
 			}
 			fs.BoolVar(&o.AllowIO, "allow-io", false, "open io and the full os library")
+			fs.StringVar(&o.Fennel, "fennel", "", "compile .fnl files with the Fennel compiler `FILE` (fennel.lua)")
 			fs.Var(start, "start", "virtual time starts at `INSTANT` (RFC 3339, with Z or an offset)")
 			fs.Var(until, "until", "stop after `DURATION` of time: PT1H30M, 90s, 5m, 2h, 1h30m")
 			fs.Var(frame, "frame-ms", "a frame's length in `MS` while facets are registered")
@@ -195,6 +197,10 @@ func runScript(ctx context.Context, o runOptions) (err error) {
 		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 			return err
 		}
+		if nf := (*scripting.NoFennelError)(nil); errors.As(err, &nf) {
+			fmt.Fprintln(o.Stderr, nf.Error())
+			return exitError(2)
+		}
 		return &scriptError{msg: err.Error()}
 	}
 	L := s.L
@@ -224,6 +230,7 @@ func runScript(ctx context.Context, o runOptions) (err error) {
 // stateOptions is what a script's state is made with.
 type stateOptions struct {
 	dir     string
+	fennel  string // the Fennel compiler; "": fennel.lua in dir
 	allowIO bool
 	stdout  io.Writer
 	modules map[string]lua.LGFunction
@@ -244,7 +251,7 @@ func newState(o stateOptions) *lua.LState {
 	// ctx and the budgets reach the Lua VM: Ctrl-C and SIGTERM stop a
 	// script even inside a loop (see docs/architecture.md for the cost).
 	so := scripting.Options{AllowIO: o.allowIO, ScriptDir: o.dir, Stdout: o.stdout, Modules: o.modules, Now: o.now, CPUClock: o.cpu,
-		Clock: o.clock, AllowWallClock: o.allowWall, Seed: o.seed, Cluster: o.cluster}
+		Clock: o.clock, AllowWallClock: o.allowWall, Seed: o.seed, Cluster: o.cluster, Fennel: o.fennel}
 	o.budgets.options(o.ctx, &so)
 	return scripting.NewState(so)
 }

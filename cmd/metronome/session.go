@@ -54,7 +54,7 @@ func newSession(ctx context.Context, o runOptions, flushEach bool, cl *runCluste
 			s.rec.event(s.elapsed(), "quit")
 		}
 	})
-	st := stateOptions{dir: dirOf(o.Script), allowIO: o.AllowIO, stdout: o.Stdout, modules: mods, seed: o.Seed, budgets: o.Budgets, ctx: ctx}
+	st := stateOptions{dir: dirOf(o.Script), fennel: scripting.FennelCompiler(o.Fennel, o.Script), allowIO: o.AllowIO, stdout: o.Stdout, modules: mods, seed: o.Seed, budgets: o.Budgets, ctx: ctx}
 	if cl != nil {
 		cl.s, st.cluster = s, cl
 	}

@@ -11,7 +11,7 @@ import (
 var errLeavesScriptDir = errors.New("it is a link to a file outside the script's folder; modules load only from the script's folder")
 
 // inScriptDir reports nil when path, a file below dir, resolves (links
-// followed) to a file below dir resolved. requirePath keeps names from
+// followed) to a file below dir resolved. moduleBase keeps names from
 // climbing out; a link in the folder could still lead anywhere.
 func inScriptDir(dir, path string) error {
 	realDir, err := filepath.EvalSymlinks(dir)

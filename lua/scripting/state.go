@@ -74,6 +74,10 @@ type Options struct {
 	// state compiles: LoadFile, require, load and loadstring. Zero fields
 	// take the defaults.
 	Source SourceLimits
+	// Fennel is the Fennel compiler (fennel.lua) that compiles .fnl
+	// scripts and modules, loaded into the state the first time one is
+	// needed. Empty: fennel.lua in ScriptDir, when there is one.
+	Fennel string
 }
 
 // NewState returns a state with the sandboxed standard library and the
@@ -83,8 +87,8 @@ type Options struct {
 // loadstring take source text only, never binary chunks), string, table,
 // math, coroutine, and os with time, clock and date only. os.date has no host
 // zone: it formats in UTC, and os.time{...} reads its table as UTC. require
-// finds package.preload entries, then NAME.lua in ScriptDir (dots in NAME
-// are folders); package.path is ignored, names with ".." are refused, and
+// finds package.preload entries, then NAME.lua, NAME.fnl or NAME/init.fnl
+// in ScriptDir (dots in NAME are folders; Fennel is compiled, see LoadFile); package.path is ignored, names with ".." are refused, and
 // so is a file that a symbolic link leads out of ScriptDir. With
 // opts.Clock set to another clock than the system's, Temporal.clock.system()
 // raises unless opts.AllowWallClock.
@@ -147,6 +151,7 @@ func NewState(opts Options) *lua.LState {
 	installClockPolicy(L, opts)
 	installBudget(L, opts)
 	installSourceLimits(L, opts.Source)
+	installFennel(L, opts.Fennel, sb.dir)
 	return L
 }
 
@@ -158,7 +163,24 @@ type openedLib struct {
 // LoadFile compiles the Lua source file at path into a function, like
 // L.LoadFile, but refuses binary chunks and reports a syntax error the way
 // runtime errors read: "path:line: message near 'token'".
+//
+// A .fnl file is Fennel source: it is compiled with the state's Fennel
+// compiler (Options.Fennel), and without one the error is a
+// *NoFennelError.
 func LoadFile(L *lua.LState, path string) (*lua.LFunction, error) {
+	if IsFennel(path) {
+		if _, err := os.Stat(path); err != nil {
+			return nil, err
+		}
+		if _, err := fennelCompile(L, path); err != nil {
+			return nil, err
+		}
+		src, err := readSource(L, path)
+		if err != nil {
+			return nil, err
+		}
+		return compileFennel(L, src, path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -566,23 +588,35 @@ func (sb *sandbox) installRequire(L *lua.LState) {
 
 func (sb *sandbox) loadFromScriptDir(L *lua.LState) int {
 	name := L.CheckString(1)
-	rel, err := requirePath(name)
+	base, err := moduleBase(name)
 	if err != nil {
 		raise(L, "require %s: %v", clip.Quote(name), err)
 	}
 	if sb.dir == "" {
-		L.Push(lua.LString("no script folder to search for " + rel))
+		L.Push(lua.LString("no script folder to search for " + base + ".lua"))
 		return 1
 	}
-	path := filepath.Join(sb.dir, rel)
-	if fi, err := os.Stat(path); err != nil || fi.IsDir() {
-		L.Push(lua.LString(fmt.Sprintf("no file '%s'", path)))
+	var path, rel string
+	var tried []string
+	for _, r := range []string{base + ".lua", base + ".fnl", filepath.Join(base, "init.fnl")} {
+		p := filepath.Join(sb.dir, r)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			path, rel = p, r
+			break
+		}
+		tried = append(tried, fmt.Sprintf("no file '%s'", p))
+	}
+	if path == "" {
+		L.Push(lua.LString(strings.Join(tried, "\n\t")))
 		return 1
 	}
 	if err := inScriptDir(sb.dir, path); err != nil {
 		raise(L, "require %s: %s: %v", clip.Quote(name), rel, err)
 	}
 	fn, err := LoadFile(L, path)
+	if nf := (*NoFennelError)(nil); errors.As(err, &nf) {
+		raise(L, "require %s: %v", clip.Quote(name), err)
+	}
 	if err != nil {
 		raise(L, "error loading module '%s' from file '%s':\n\t%v", name, path, err)
 	}
@@ -590,9 +624,10 @@ func (sb *sandbox) loadFromScriptDir(L *lua.LState) int {
 	return 1
 }
 
-// requirePath maps a module name to a file path below the script folder:
-// "a.b" is a/b.lua. Names that could leave the folder are refused.
-func requirePath(name string) (string, error) {
+// moduleBase maps a module name to a path below the script folder without
+// its extension: "a.b" is a/b. Names that could leave the folder are
+// refused.
+func moduleBase(name string) (string, error) {
 	switch {
 	case name == "":
 		return "", errors.New("empty module name")
@@ -609,5 +644,5 @@ func requirePath(name string) (string, error) {
 			return "", errors.New("empty path segment: modules load only from the script's folder")
 		}
 	}
-	return filepath.FromSlash(p) + ".lua", nil
+	return filepath.FromSlash(p), nil
 }
