@@ -16,9 +16,11 @@ import (
 
 const testAbout = `Test runs Lua test files, each in its own sandboxed state, and prints one
 block per failing test and a summary line. A PATH is a file, or a directory
-searched recursively for *_test.lua (skipping testdata and folders starting
+searched recursively for *_test.lua and *_test.fnl (skipping testdata and folders starting
 with "." or "_"). The default PATH is tests/. A file that registers no
 test, or two tests of one name, fails. It exits 1 when a test fails.
+Fennel test files are compiled with --fennel FILE, $METRONOME_FENNEL or
+fennel.lua beside each file, as run finds it.
 
 Each test gets a fresh host (require "app-host"): unpaused, empty, on a
 virtual clock at 2000-01-01T00:00:00Z, which os.time, os.date and os.clock
@@ -48,13 +50,14 @@ func testCommand() *command {
 	return &command{
 		name:     "test",
 		synopsis: "[flags] [PATH...]",
-		summary:  "Run *_test.lua files (default tests/).",
+		summary:  "Run *_test.lua and *_test.fnl files (default tests/).",
 		about:    testAbout,
 		bind: func(fs *flag.FlagSet, out streams) func(context.Context, []string) error {
 			state := scripting.Options{Stdout: out.stdout}
 			var f testFlags
 			fs.BoolVar(&state.AllowWallClock, "allow-wallclock", false, "let tests read the wall clock (Temporal.clock.system())")
 			fs.Int64Var(&state.Seed, "seed", 0, "seed math.random from `N`, the file's name and each test's full name")
+			fs.StringVar(&state.Fennel, "fennel", "", "compile .fnl files with the Fennel compiler `FILE` (fennel.lua)")
 			f.bind(fs)
 			b := testBudgets
 			b.bind(fs)
@@ -65,6 +68,9 @@ func testCommand() *command {
 				files, err := testFiles(paths)
 				if err != nil {
 					return err
+				}
+				if state.Fennel == "" {
+					state.Fennel = os.Getenv(scripting.FennelEnv) // else fennel.lua beside each file
 				}
 				if f.format != "" {
 					state.Stdout = out.stderr // stdout carries the report alone

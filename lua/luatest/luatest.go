@@ -86,7 +86,7 @@ type Result struct {
 }
 
 // Find expands paths into test files: a directory is searched recursively
-// for *_test.lua files (skipping folders named testdata or starting with "."
+// for *_test.lua and *_test.fnl files (skipping folders named testdata or starting with "."
 // or "_", as go test does), a file is taken as it is. The result is in
 // lexical order within each path, without duplicates.
 func Find(paths ...string) ([]string, error) {
@@ -119,7 +119,7 @@ func Find(paths ...string) ([]string, error) {
 				}
 				return nil
 			}
-			if strings.HasSuffix(d.Name(), "_test.lua") {
+			if n := d.Name(); strings.HasSuffix(n, "_test.lua") || strings.HasSuffix(n, "_test.fnl") {
 				found = append(found, path)
 			}
 			return nil
