@@ -26,7 +26,7 @@ type streams struct {
 
 // commands lists the subcommands in the order usage shows them.
 func commands() []*command {
-	return []*command{runCommand(), testCommand(), occurrencesCommand(), versionCommand(), helpCommand()}
+	return []*command{runCommand(), testCommand(), checkCommand(), occurrencesCommand(), versionCommand(), helpCommand()}
 }
 
 func lookup(name string) *command {
