@@ -145,6 +145,20 @@ func fennelCompile(L *lua.LState, script string) (*lua.LFunction, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the Fennel compiler %s: %s", path, chunkErrorMessage(path, err))
 	}
+	// The sandbox has no debug library; the compiler's macro error
+	// handler calls debug.traceback and drops its last line, so this one
+	// gives the message and an empty traceback.
+	env := L.NewTable()
+	dbg := L.NewTable()
+	dbg.RawSetString("traceback", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString(L.ToStringMeta(L.Get(1)).String() + "\nstack traceback:"))
+		return 1
+	}))
+	env.RawSetString("debug", dbg)
+	meta := L.NewTable()
+	meta.RawSetString("__index", L.G.Global)
+	L.SetMetatable(env, meta)
+	chunk.Env = env
 	L.Push(chunk)
 	L.Push(lua.LString("fennel"))
 	if err := PCall(L, 1, 1, nil); err != nil {
