@@ -20,12 +20,13 @@ import (
 const checkAbout = `Check compiles every .fnl file and parses every .lua file under each PATH
 (default .) without running any of them, and prints file:line: message for
 each error. A directory is searched recursively, skipping testdata and
-folders starting with "." or "_". It exits 1 when a file has an error, 0
-when none has.
+folders starting with "." or "_"; modules and macro modules are found from
+it, as from a script in it. It exits 1 when a file has an error, 0 when
+none has.
 
-Fennel files are compiled with --fennel FILE, $METRONOME_FENNEL or
-fennel.lua beside them, as run finds it; the compiler file itself is not
-checked. Macros run while a file compiles, sandboxed, with --budget of wall
+Fennel files are compiled with --fennel FILE, $METRONOME_FENNEL, fennel.lua
+beside them or fennel.lua in the directory PATH; the compiler file itself
+is not checked. Macros run while a file compiles, sandboxed, with --budget of wall
 time per file (default 10s).`
 
 func checkCommand() *command {
@@ -54,15 +55,18 @@ func checkCommand() *command {
 						L.Close()
 					}
 				}()
-				for _, file := range files {
+				for _, cf := range files {
+					file, dir := cf.path, cf.root
 					if ctx.Err() != nil {
 						return ctx.Err()
 					}
 					compiler := scripting.FennelCompiler(fennel, file)
+					if compiler == "" {
+						compiler = scripting.FennelCompiler("", filepath.Join(dir, "x"))
+					}
 					if compiler != "" && sameFile(compiler, file) {
 						continue
 					}
-					dir := filepath.Dir(file)
 					L := states[dir]
 					if L == nil {
 						L = scripting.NewState(scripting.Options{ScriptDir: dir, Fennel: compiler, Stdout: out.stderr,
@@ -92,10 +96,14 @@ func checkCommand() *command {
 	}
 }
 
+// checkFile is a file to check and the folder require and import-macros
+// search from: the directory PATH it was found under, or its own folder.
+type checkFile struct{ path, root string }
+
 // checkFiles expands paths into the .fnl and .lua files to check, in
 // lexical order within each path.
-func checkFiles(paths []string) ([]string, error) {
-	var files []string
+func checkFiles(paths []string) ([]checkFile, error) {
+	var files []checkFile
 	seen := map[string]bool{}
 	for _, root := range paths {
 		info, err := os.Stat(root)
@@ -105,7 +113,7 @@ func checkFiles(paths []string) ([]string, error) {
 		if !info.IsDir() {
 			if !seen[root] {
 				seen[root] = true
-				files = append(files, root)
+				files = append(files, checkFile{root, filepath.Dir(root)})
 			}
 			continue
 		}
@@ -133,7 +141,7 @@ func checkFiles(paths []string) ([]string, error) {
 		for _, f := range found {
 			if !seen[f] {
 				seen[f] = true
-				files = append(files, f)
+				files = append(files, checkFile{f, root})
 			}
 		}
 	}

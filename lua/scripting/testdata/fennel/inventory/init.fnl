@@ -1,0 +1,2 @@
+(fn count [] 7)
+{:count count}

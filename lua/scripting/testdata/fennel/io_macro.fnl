@@ -1,0 +1,2 @@
+(import-macros {: reader} :iomacros)
+(reader)

@@ -1,0 +1,2 @@
+(fn reader [] (io.open "main.fnl"))
+{:reader reader}

@@ -1,0 +1,2 @@
+(import-macros {: spin} :spinmacros)
+(spin)

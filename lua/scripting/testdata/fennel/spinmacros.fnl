@@ -1,0 +1,2 @@
+(fn spin [] (spin))
+{:spin spin}

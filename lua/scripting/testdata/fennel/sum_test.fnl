@@ -1,0 +1,6 @@
+(local util (require :lib.util))
+(test "adds" (fn [t] (t:eq (util.add 2 2) 4)))
+(describe "sums" (fn []
+  (test "wrong" (fn [t]
+
+    (t:eq (util.add 2 2) 5)))))

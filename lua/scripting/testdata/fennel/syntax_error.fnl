@@ -1,0 +1,3 @@
+(local x 1)
+
+(print (+ x 1)
