@@ -1,0 +1,2 @@
+(local util (require :lib.util))
+(print "sum" (util.add 1 2))

@@ -1,0 +1,2 @@
+(fn add [a b] (+ a b))
+{:add add}
