@@ -190,3 +190,14 @@ func TestFennelRealCompiler(t *testing.T) {
 		t.Errorf("error %v: want main.fnl:12: bad argument", err)
 	}
 }
+
+// tonumber reads a decimal exponent as Lua 5.1 does; the Fennel compiler
+// reads its number literals with it.
+func TestTonumberReadsExponents(t *testing.T) {
+	L, _ := newSandbox(t, Options{})
+	got := sandboxEval(t, L, `tonumber("1e9"), tonumber(" 2.5E-3 "), tonumber(".5e1"), tonumber("1e"), tonumber("0x10"), tonumber("1e9", 16), tonumber("12")`)
+	want := "1000000000 0.0025 5 nil 16 489 12"
+	if strings.Join(got, " ") != want {
+		t.Errorf("got %v, want %s", got, want)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -263,6 +265,35 @@ func (sb *sandbox) sandboxBase(L *lua.LState) {
 	g.RawSetString("error", L.NewFunction(safeError))
 	g.RawSetString("load", L.NewFunction(sbLoad))
 	g.RawSetString("loadstring", L.NewFunction(sbLoadString))
+	if orig, ok := g.RawGetString("tonumber").(*lua.LFunction); ok {
+		g.RawSetString("tonumber", L.NewFunction(tonumberExp(orig)))
+	}
+}
+
+// decimalExp is a decimal number with an exponent, as Lua 5.1 reads it.
+var decimalExp = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)[eE][+-]?[0-9]+$`)
+
+// tonumberExp wraps gopher-lua's tonumber, which reads "1e9" and "2.5E-3"
+// as nil, to read them as Lua 5.1 does (the Fennel compiler reads its
+// number literals with tonumber).
+func tonumberExp(orig *lua.LFunction) lua.LGFunction {
+	return func(L *lua.LState) int {
+		if str, ok := L.Get(1).(lua.LString); ok && (L.GetTop() < 2 || L.Get(2) == lua.LNil || L.Get(2) == lua.LNumber(10)) {
+			if t := strings.TrimSpace(string(str)); decimalExp.MatchString(t) {
+				if f, err := strconv.ParseFloat(t, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+					L.Push(lua.LNumber(f))
+					return 1
+				}
+			}
+		}
+		top := L.GetTop()
+		L.Push(orig)
+		for i := 1; i <= top; i++ {
+			L.Push(L.Get(i))
+		}
+		L.Call(top, 1)
+		return 1
+	}
 }
 
 func (sb *sandbox) print(L *lua.LState) int {
