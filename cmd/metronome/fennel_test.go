@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,5 +48,44 @@ func TestCheck(t *testing.T) {
 	code, _, errOut := cli(t, t.Context(), "check", "testdata/fennel/broken")
 	if code != 2 || !strings.Contains(errOut, "a.fnl is Fennel source") {
 		t.Errorf("no compiler: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// The Fennel examples print what their Lua twins print, and their test
+// file passes. CI has no Fennel compiler: this runs when METRONOME_FENNEL
+// names one.
+func TestFennelExamples(t *testing.T) {
+	compiler := os.Getenv(scripting.FennelEnv)
+	if compiler == "" {
+		t.Skip(scripting.FennelEnv + " names no Fennel compiler")
+	}
+	compiler, err := filepath.Abs(compiler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join("..", ".."))
+	for _, tc := range []struct{ fnl, golden, fix, fixed string }{
+		{"examples/fennel/scheduler.fnl", "examples/testdata/scheduler.golden",
+			"examples/fennel/scheduler.fnl:54: boom", "examples/scheduler.lua:51: boom"},
+		{"examples/fennel/keyed_timers.fnl", "examples/testdata/keyed_timers.golden", "", ""},
+	} {
+		code, out, errOut := cli(t, t.Context(), "run", "--fennel", compiler, tc.fnl)
+		want, err := os.ReadFile(tc.golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.fix != "" {
+			out = strings.Replace(out, tc.fix, tc.fixed, 1)
+		}
+		if code != 0 || out != string(want) {
+			t.Errorf("%s: exit %d, stderr %s\nstdout:\n%s\nwant:\n%s", tc.fnl, code, errOut, out, want)
+		}
+	}
+	code, out, _ := cli(t, t.Context(), "test", "--fennel", compiler, "examples/fennel")
+	if code != 0 || !strings.HasSuffix(out, "3 passed, 0 failed\n") {
+		t.Errorf("examples/fennel tests: exit %d\n%s", code, out)
+	}
+	if code, out, _ := cli(t, t.Context(), "check", "--fennel", compiler, "examples/fennel"); code != 0 {
+		t.Errorf("check examples/fennel: exit %d\n%s", code, out)
 	}
 }
