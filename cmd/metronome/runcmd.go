@@ -54,6 +54,11 @@ and date (UTC), require limited to built-in modules and FILE.lua's folder.
 The arguments after FILE.lua reach the script as ... and as arg[1..]
 (arg[0] is FILE.lua). Flags go before FILE.lua.
 
+FILE.fnl is Fennel: it is compiled with --fennel FILE, $METRONOME_FENNEL or
+fennel.lua beside it (the user's compiler; none ships with metronome), and
+require finds NAME.fnl and NAME/init.fnl as well as NAME.lua. Without a
+compiler it exits 2 and says how to provide one. See docs/fennel.md.
+
 The script drives one host, require "app-host" (its jobs, facets, pause and
 step, and the runtime-timers module's timers). Time is virtual: it starts at
 --start and moves only when the host does, so a run and its output repeat;
