@@ -3,7 +3,9 @@
 //
 // # Test files
 //
-// A test file is named *_test.lua and registers tests at its top level:
+// A test file is named *_test.lua (or *_test.fnl, Fennel compiled by the
+// state's compiler: see scripting.Options.Fennel) and registers tests at
+// its top level:
 //
 //	test("adds", function(t)
 //	  t:eq(1 + 1, 2)
