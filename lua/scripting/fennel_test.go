@@ -201,3 +201,13 @@ func TestTonumberReadsExponents(t *testing.T) {
 		t.Errorf("got %v, want %s", got, want)
 	}
 }
+
+// A chunk named "@file" is the file's, as in Lua: its positions read
+// "file:line" (the Fennel compiler names the chunks it loads so).
+func TestLoadAtChunkNameIsAFile(t *testing.T) {
+	L, _ := newSandbox(t, Options{})
+	got := sandboxEval(t, L, `pcall(load("\nerror('x')", "@macros.fnl"))`)
+	if len(got) != 2 || got[1] != "macros.fnl:2: x" {
+		t.Errorf("got %q, want false and \"macros.fnl:2: x\"", got)
+	}
+}

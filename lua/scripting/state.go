@@ -371,6 +371,11 @@ func loadChunkText(L *lua.LState, src, chunkname, mode string, env *lua.LTable) 
 	if !strings.Contains(mode, "t") {
 		return fail(fmt.Sprintf("attempt to load a text chunk (mode is '%s')", mode))
 	}
+	// "@file" names a file, as in Lua, whose messages show "file" (the
+	// Fennel compiler names chunks so).
+	if len(chunkname) > 1 && chunkname[0] == '@' {
+		chunkname = chunkname[1:]
+	}
 	fn, err := compileChunk(L, src, chunkname)
 	if err != nil {
 		return fail(err.Error())
