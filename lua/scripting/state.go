@@ -265,7 +265,7 @@ func (sb *sandbox) sandboxBase(L *lua.LState) {
 	g.RawSetString("error", L.NewFunction(safeError))
 	g.RawSetString("load", L.NewFunction(sbLoad))
 	g.RawSetString("loadstring", L.NewFunction(sbLoadString))
-	if orig, ok := g.RawGetString("tonumber").(*lua.LFunction); ok {
+	if orig, ok := g.RawGetString("tonumber").(*lua.LFunction); ok && orig.IsG {
 		g.RawSetString("tonumber", L.NewFunction(tonumberExp(orig)))
 	}
 }
@@ -273,12 +273,13 @@ func (sb *sandbox) sandboxBase(L *lua.LState) {
 // decimalExp is a decimal number with an exponent, as Lua 5.1 reads it.
 var decimalExp = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)[eE][+-]?[0-9]+$`)
 
-// tonumberExp wraps gopher-lua's tonumber, which reads "1e9" and "2.5E-3"
-// as nil, to read them as Lua 5.1 does (the Fennel compiler reads its
-// number literals with tonumber).
+// tonumberExp wraps gopher-lua's tonumber, which reads "1e9" (an exponent
+// after digits with no point) as nil, to read it as Lua 5.1 does: the
+// Fennel compiler reads its number literals with tonumber.
 func tonumberExp(orig *lua.LFunction) lua.LGFunction {
 	return func(L *lua.LState) int {
-		if str, ok := L.Get(1).(lua.LString); ok && (L.GetTop() < 2 || L.Get(2) == lua.LNil || L.Get(2) == lua.LNumber(10)) {
+		if str, ok := L.Get(1).(lua.LString); ok && strings.ContainsAny(string(str), "eE") &&
+			(L.GetTop() < 2 || L.Get(2) == lua.LNil || L.Get(2) == lua.LNumber(10)) {
 			if t := strings.TrimSpace(string(str)); decimalExp.MatchString(t) {
 				if f, err := strconv.ParseFloat(t, 64); err == nil || errors.Is(err, strconv.ErrRange) {
 					L.Push(lua.LNumber(f))
@@ -286,13 +287,7 @@ func tonumberExp(orig *lua.LFunction) lua.LGFunction {
 				}
 			}
 		}
-		top := L.GetTop()
-		L.Push(orig)
-		for i := 1; i <= top; i++ {
-			L.Push(L.Get(i))
-		}
-		L.Call(top, 1)
-		return 1
+		return orig.GFunction(L)
 	}
 }
 
