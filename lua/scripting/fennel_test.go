@@ -211,3 +211,17 @@ func TestLoadAtChunkNameIsAFile(t *testing.T) {
 		t.Errorf("got %q, want false and \"macros.fnl:2: x\"", got)
 	}
 }
+
+// %q quotes as Lua 5.1 does, so that what it writes reads back as the same
+// string: the Fennel compiler writes string literals with it.
+func TestFormatQuotesAsLua(t *testing.T) {
+	L, _ := newSandbox(t, Options{})
+	got := sandboxEval1(t, L, `string.format("%q|%5d|%q", "a\nb\0c\r\"\\\233", 7, 12)`)
+	want := "\"a\\\nb\\000c\\r\\\"\\\\\xe9\"|    7|\"12\""
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if back := sandboxEval1(t, L, `loadstring("return " .. string.format("%q", "x\0y\n\r\"\\\233\1"))() == "x\0y\n\r\"\\\233\1"`); back != "true" {
+		t.Errorf("a string written with string.format(%q) does not read back as itself", "%q")
+	}
+}

@@ -156,8 +156,72 @@ func (n sizeLimit) format(orig lua.LGFunction) lua.LGFunction {
 		if size := formatBound(L, f); size > float64(n) {
 			n.refuse(L, 1, "format", "up to ", size)
 		}
+		if strings.Contains(f, "%q") {
+			L.Replace(1, lua.LString(quoteArgs(L, f)))
+		}
 		return orig(L)
 	}
+}
+
+// quoteArgs writes each argument of a %q in f as Lua 5.1 quotes it (a
+// backslash before '"', '\' and a newline; "\r" and "\000" for CR and
+// NUL; other bytes as they are), in place on L's stack, and returns f
+// with those %q as %s. gopher-lua's %q is Go's, whose escapes ("\x00",
+// "\u00e9") Lua does not read back: the Fennel compiler writes string
+// literals with %q.
+func quoteArgs(L *lua.LState, f string) string {
+	var b strings.Builder
+	arg := 2
+	for i := 0; i < len(f); i++ {
+		b.WriteByte(f[i])
+		if f[i] != '%' {
+			continue
+		}
+		i++
+		if i < len(f) && f[i] == '%' {
+			b.WriteByte('%')
+			continue
+		}
+		for i < len(f) && strings.IndexByte("0123456789.+- #", f[i]) >= 0 {
+			b.WriteByte(f[i])
+			i++
+		}
+		if i >= len(f) {
+			break
+		}
+		c := f[i]
+		if c == 'q' {
+			switch v := L.Get(arg).(type) {
+			case lua.LString, lua.LNumber:
+				L.Replace(arg, lua.LString(luaQuote(lua.LVAsString(v))))
+				c = 's'
+			}
+		}
+		b.WriteByte(c)
+		arg++
+	}
+	return b.String()
+}
+
+func luaQuote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\', '\n':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\r':
+			b.WriteString(`\r`)
+		case 0:
+			b.WriteString(`\000`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // formatBound returns an upper bound of the length of string.format(f,
