@@ -2,10 +2,12 @@ package luatest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/yuin/gopher-lua"
 
+	"github.com/metronome-rt/metronome/internal/nearest"
 	"github.com/metronome-rt/metronome/lua/scripting"
 )
 
@@ -33,14 +35,30 @@ func (s *suite) newMeta() *lua.LTable {
 			L.Push(lua.LString(t.res.Name))
 			return 1
 		}
-		L.Push(methods.RawGetString(key))
-		return 1
+		if m := methods.RawGetString(key); m != lua.LNil {
+			L.Push(m)
+			return 1
+		}
+		L.RaiseError("%s", noMethod(methods, key))
+		return 0
 	}))
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LString(fmt.Sprintf("test %q", L.CheckUserData(1).Value.(*T).res.Name)))
 		return 1
 	}))
 	return mt
+}
+
+// noMethod is the error for t.key, a name the test object lacks.
+func noMethod(methods *lua.LTable, key string) string {
+	names := []string{"name"}
+	methods.ForEach(func(k, _ lua.LValue) { names = append(names, lua.LVAsString(k)) })
+	slices.Sort(names)
+	msg := "test has no method '" + key + "'"
+	if near := nearest.Names(key, names, 3); len(near) > 0 {
+		return msg + nearest.Phrase(near)
+	}
+	return msg + " (methods: " + strings.Join(names, ", ") + ")"
 }
 
 // checkT returns the test a method was called on, and refuses t.eq(...) (a

@@ -86,6 +86,7 @@ func buildHostMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
 	setFuncs(L, methods, hostMethods)
 	setFuncs(L, methods, hostClockMethods)
+	strictMethods(L, hostType, methods)
 	mt.RawSetString("__index", methods)
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		h := checkHost(L, "tostring")

@@ -156,6 +156,7 @@ func eventLoopNew(L *lua.LState) int {
 func buildEventLoopMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
 	setFuncs(L, methods, eventLoopMethods)
+	strictMethods(L, eventLoopType, methods)
 	mt.RawSetString("__index", methods)
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		l := checkLoop(L, "tostring")

@@ -518,7 +518,11 @@ func buildTimerMeta(L *lua.LState, mt *lua.LTable) {
 		case "generation":
 			L.Push(lua.LNumber(lt.t.Generation()))
 		default:
-			L.Push(methods.RawGet(L.Get(2)))
+			if m := methods.RawGet(L.Get(2)); m != lua.LNil {
+				L.Push(m)
+				break
+			}
+			noMethod(L, timerHandleType, methods, L.Get(2), "id", "key", "generation")
 		}
 		return 1
 	}))
@@ -569,6 +573,7 @@ func buildCompletionMeta(L *lua.LState, mt *lua.LTable) {
 			return 2
 		},
 	})
+	strictMethods(L, completionType, methods)
 	mt.RawSetString("__index", methods)
 }
 
@@ -633,7 +638,11 @@ func buildOwnerMeta(L *lua.LState, mt *lua.LTable) {
 			}
 			return 1
 		}
-		L.Push(methods.RawGet(L.Get(2)))
+		if m := methods.RawGet(L.Get(2)); m != lua.LNil {
+			L.Push(m)
+			return 1
+		}
+		noMethod(L, ownerType, methods, L.Get(2), "id")
 		return 1
 	}))
 }

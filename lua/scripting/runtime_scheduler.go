@@ -65,6 +65,7 @@ func clockOption(L *lua.LState, fn string) temporal.Clock {
 func buildSchedulerMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
 	setFuncs(L, methods, schedulerMethods)
+	strictMethods(L, schedulerType, methods)
 	mt.RawSetString("__index", methods)
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		ls := checkScheduler(L, "tostring")

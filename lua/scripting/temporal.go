@@ -107,6 +107,7 @@ func newTemporalMetatables(L *lua.LState) {
 		mt := L.NewTypeMetatable(kind)
 		idx := L.NewTable()
 		setFuncs(L, idx, methods)
+		strictMethods(L, kind, idx)
 		mt.RawSetString("__index", idx)
 		mt.RawSetString("__tostring", tostring)
 		mt.RawSetString("__metatable", lua.LString(kind))
