@@ -1,8 +1,8 @@
 package scripting
 
-// The rows of TestBadInputCatalogue for names the script got wrong: a
-// method, a zone id or a module. Each names the receiver and the nearest
-// names.
+// The rows of TestBadInputCatalogue for names the script got wrong (a
+// method, a zone id or a module: each names the receiver and the nearest
+// names), and for hints that must fit the mistake they follow.
 var catalogueNames = []catalogueRow{
 	{"names/handle method", `h1:cancle()`,
 		"runtime-scheduler handle", "'cancle'", "has no method", "did you mean 'cancel'?"},
@@ -28,4 +28,13 @@ var catalogueNames = []catalogueRow{
 		"module", "'runtime_schedular'", "not found", "did you mean 'runtime_scheduler'?"},
 	{"names/module kebab", `require "event-lop"`,
 		"module", "'event-lop'", "not found", "did you mean 'event-loop'?"},
+	// hints that fit the mistake
+	{"hints/event-loop real clock", elPre + `EL.new{ clock = "real" }`,
+		"event-loop.new:", "the wall clock is refused", `use clock = "virtual" (the default)`, "--allow-wallclock"},
+	{"hints/owner lease number", `s:owner{ lease = 100 }`,
+		"'owner'", ":lease", "got number 100", "a number has no unit: write Temporal.duration{ milliseconds = 100 } or { seconds = 100 }"},
+	{"hints/host owner lease number", `hs:owner{ lease = 2.5 }`,
+		"'owner'", ":lease", "got number 2.5", "a number has no unit: write Temporal.duration{ seconds = 30 }, for example"},
+	{"hints/handle dot call", `h1.remaining()`,
+		"'remaining'", "#1", "got nil", "handle expected, got nil (call methods with ':')"},
 }

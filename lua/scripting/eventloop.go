@@ -135,7 +135,7 @@ func eventLoopNew(L *lua.LState) int {
 			clock = loop.NewVirtualClockAt(time.Duration(math.Round(float64(n) * 1e6)))
 		}
 		if real {
-			checkWallClock(L, "event-loop.new")
+			checkWallClock(L, "event-loop.new", `clock = "virtual" (the default)`)
 			clock = loop.NewRealClock()
 		}
 	}

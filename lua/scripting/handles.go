@@ -217,6 +217,6 @@ func checkHandle(L *lua.LState, fn string) *luaHandle {
 			return h
 		}
 	}
-	argError(L, 1, fn, "handle expected, got "+describe(L.Get(1)))
+	argError(L, 1, fn, "handle expected, got "+describe(L.Get(1))+" (call methods with ':')")
 	return nil
 }

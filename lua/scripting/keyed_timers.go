@@ -2,6 +2,7 @@ package scripting
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/yuin/gopher-lua"
@@ -590,6 +591,14 @@ func checkCompletion(L *lua.LState, fn string) *sched.Completion {
 // newOwner is s:owner{ lease = d, id = "spot-42" }.
 func newOwner(L *lua.LState, fn string, mk func(id string, lease temporal.Duration) (*sched.Owner, error), claimed func(id string, a sched.Admitter) (*sched.Owner, error)) {
 	opts := checkOptions(L, 2, fn, []string{"lease", "id"}, nil)
+	if n, isNum := opts.get("lease").(lua.LNumber); isNum {
+		// An owner is typed-scheduler only: no millisecond spelling to point to.
+		example := "Temporal.duration{ seconds = 30 }, for example"
+		if f := float64(n); f == math.Trunc(f) && math.Abs(f) < 1e15 {
+			example = fmt.Sprintf("Temporal.duration{ milliseconds = %s } or { seconds = %s }", formatNumber(f), formatNumber(f))
+		}
+		opts.fail("lease", "a Temporal.duration (a number has no unit: write "+example+")")
+	}
 	lease := opts.duration("lease", true)
 	if lease <= 0 {
 		opts.fail("lease", "a Temporal.duration > 0")

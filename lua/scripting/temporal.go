@@ -821,7 +821,7 @@ func clockFixed(L *lua.LState) int {
 }
 
 func clockSystem(L *lua.LState) int {
-	checkWallClock(L, "clock.system")
+	checkWallClock(L, "clock.system", "Temporal.clock.fixed(t)")
 	L.Push(newClock(L, temporal.System(), "system"))
 	return 1
 }
