@@ -2,6 +2,7 @@ package luatest
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -22,6 +23,7 @@ func (s *suite) newMeta() *lua.LTable {
 	L := s.L
 	methods := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
 		"eq":    s.eq,
+		"near":  s.near,
 		"ok":    s.ok,
 		"error": s.errorCheck,
 		"skip":  s.skip,
@@ -115,6 +117,31 @@ func (s *suite) eq(L *lua.LState) int {
 			strings.TrimPrefix(d.path, "."), renderLine(L, d.got), renderLine(L, d.want)))
 	}
 	s.fail(L, t, msg, details...)
+	return 0
+}
+
+// near is t:near(got, want, tol [, msg]): numbers within tol of each
+// other, for floats whose last bits depend on the order of operations.
+func (s *suite) near(L *lua.LState) int {
+	t := s.checkT(L, "near")
+	num := func(i int, name string) float64 {
+		n, ok := L.Get(i).(lua.LNumber)
+		if !ok {
+			L.RaiseError("t:near: %s must be a number, got %s %s", name, L.Get(i).Type(), render(L, L.Get(i)))
+		}
+		return float64(n)
+	}
+	got, want, tol := num(2, "got"), num(3, "want"), num(4, "tol")
+	if !(tol >= 0) || math.IsInf(tol, 0) {
+		L.RaiseError("t:near: tol must be a finite number >= 0, got %s", describe(L, L.Get(4)))
+	}
+	if got == want || math.Abs(got-want) <= tol {
+		return 0
+	}
+	s.fail(L, t, optMessage(L, 5, "values are not near"),
+		"got: "+render(L, L.Get(2)),
+		fmt.Sprintf("want: %s ± %s", render(L, L.Get(3)), render(L, L.Get(4))),
+		"off by: "+render(L, lua.LNumber(math.Abs(got-want))))
 	return 0
 }
 

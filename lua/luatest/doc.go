@@ -16,6 +16,8 @@
 //	                         and cycle-safe; values with an __eq metamethod
 //	                         compare with ==; metatables are otherwise ignored
 //	t:ok(cond [, msg])       cond is neither nil nor false
+//	t:near(got, want, tol [, msg])
+//	                         numbers within tol: |got - want| <= tol
 //	t:error(fn [, text])     fn raises an error whose message (a string, or
 //	                         the value's __tostring) contains text as plain
 //	                         text, not a Lua pattern; without text, any error

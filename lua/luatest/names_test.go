@@ -1,6 +1,7 @@
 package luatest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -21,10 +22,52 @@ end)
 	}
 	for i, want := range []string{
 		"test has no method 'eqq'; did you mean 'eq'?",
-		"test has no method 'frobnicate' (methods: eq, error, log, name, ok, skip",
+		"test has no method 'frobnicate' (methods: eq, error, log, name, near, ok, skip)",
 	} {
 		if res[i].Status != Fail || !strings.Contains(res[i].Message, want) {
 			t.Errorf("%s: %s %q, want an error containing %q", res[i].Name, res[i].Status, res[i].Message, want)
+		}
+	}
+}
+
+// t:near passes numbers within tol and fails others with what it got,
+// wanted and how far off it was.
+func TestNear(t *testing.T) {
+	_, res := runSource(t, scripting.Options{}, `test("near", function(t)
+  t:near(0.1 + 0.2, 0.3, 1e-12)
+  t:near(1/0, 1/0, 0)
+  t:near(5, 5, 0)
+end)
+test("far", function(t)
+  t:near(0.5, 0.25, 0.125)
+end)
+test("nan", function(t)
+  t:near(0/0, 0, 1)
+end)
+test("bad tol", function(t)
+  t:near(1, 1, -1)
+end)
+test("not a number", function(t)
+  t:near("1", 1, 0)
+end)
+`)
+	want := []string{
+		`pass near "" []`,
+		`fail far "values are not near" ["got: 0.5" "want: 0.25 ± 0.125" "off by: 0.25"]`,
+		`fail nan "values are not near" ["got: nan" "want: 0 ± 1" "off by: nan"]`,
+		`fail bad tol "t:near: tol must be a finite number >= 0, got -1"`,
+		`fail not a number "t:near: got must be a number, got string \"1\""`,
+	}
+	if len(res) != len(want) {
+		t.Fatalf("results: %+v", res)
+	}
+	for i, r := range res {
+		got := fmt.Sprintf("%s %s %q", r.Status, r.Name, r.Message)
+		if i < 3 {
+			got += fmt.Sprintf(" %q", r.Details)
+		}
+		if got != want[i] {
+			t.Errorf("got  %s\nwant %s", got, want[i])
 		}
 	}
 }
