@@ -75,7 +75,7 @@ func TestParseDurationText(t *testing.T) {
 		}
 	}
 	for s, want := range map[string]string{
-		"1 second": `duration "1 second": want ISO 8601 such as PT1H2M3.5S or a short form such as 90s, 5m, 1h30m`,
+		"1 second":      `duration "1 second": want ISO 8601 such as PT1H2M3.5S or a short form such as 90s, 5m, 1h30m`,
 		"1.0000000001s": `duration "1.0000000001s" is not a whole number of nanoseconds`,
 		"P1D":           `duration "P1D": calendar unit 'D' is not an exact length; use hours, minutes and seconds (PT...)`,
 	} {
