@@ -83,9 +83,10 @@ func (s *suite) checkT(L *lua.LState, method string) *T {
 func (s *suite) fail(L *lua.LState, t *T, msg string, details ...string) {
 	if t.res.Status != Fail {
 		t.res.Status = Fail
-		t.res.Line = s.fileLine(L)
-		t.res.Message = msg
-		t.res.Details = details
+		t.res.Line, t.res.Message, t.res.Details = s.checkLine(L), msg, details
+		if at := s.helperAt(L, t.res.Line); at != "" {
+			t.res.Details = append([]string{at}, details...)
+		}
 	}
 	L.Error(s.stop, 0)
 }

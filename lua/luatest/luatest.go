@@ -354,6 +354,40 @@ func (s *suite) fileLine(L *lua.LState) int {
 	return line
 }
 
+// checkLine is the line of the running test's (or hook's) own function
+// where a failed check was called from, directly or through helpers; the
+// innermost line of the test file when that function is not on the stack.
+func (s *suite) checkLine(L *lua.LState) int {
+	line := 0
+	scripting.WalkStack(L, 1, func(f scripting.StackFrame) bool {
+		if s.running != nil && f.Fn == s.running && f.Debug.CurrentLine > 0 {
+			line = f.Debug.CurrentLine
+			return false
+		}
+		return true
+	})
+	if line == 0 {
+		return s.fileLine(L)
+	}
+	return line
+}
+
+// helperAt describes where in a helper of the test file the failed check
+// ran, or "" when that is the test's own line.
+func (s *suite) helperAt(L *lua.LState, testLine int) string {
+	var at string
+	scripting.WalkStack(L, 1, func(f scripting.StackFrame) bool {
+		if f.Fn == nil || f.Fn.IsG || f.Debug.Source != s.file || f.Debug.CurrentLine <= 0 {
+			return true
+		}
+		if f.Fn != s.running && f.Debug.CurrentLine != testLine {
+			at = fmt.Sprintf("checked at %s:%d, in %s", f.Debug.Source, f.Debug.CurrentLine, f.What())
+		}
+		return false
+	})
+	return at
+}
+
 // traceback describes the stack from the frame that raised the error (level
 // 1, under the handler) outwards, as Lua's debug.traceback does, with at
 // most as many frames as scripting.WalkStack lists.

@@ -71,3 +71,47 @@ end)
 		}
 	}
 }
+
+// A failed check in a helper reports the line of the test that called the
+// helper, and the helper's own line in the first detail.
+func TestHelperFailurePosition(t *testing.T) {
+	file, res := runSource(t, scripting.Options{}, `local function check(t, v)
+  t:eq(v, 2)
+end
+local function outer(t, v)
+  check(t, v)
+end
+test("helper", function(t)
+  t:ok(true)
+  check(t, 1)
+end)
+test("nested helper", function(t)
+  outer(t, 3)
+end)
+test("direct", function(t)
+  t:eq(1, 2)
+end)
+test("callback", function(t)
+  local hs = require("app-host").scheduler
+  hs:schedule_once{ delay = require("temporal").duration{}, callback = function() t:ok(false) end }
+  hs:run_all()
+end)
+`)
+	want := []struct {
+		line int
+		at   string
+	}{
+		{9, "checked at " + file + ":2, in function 'check'"},
+		{12, "checked at " + file + ":2, in function 'check'"},
+		{15, "got: 1"},
+		{20, "checked at " + file + ":19, in function <" + file + ":19>"},
+	}
+	if len(res) != len(want) {
+		t.Fatalf("results: %+v", res)
+	}
+	for i, r := range res {
+		if r.Status != Fail || r.Line != want[i].line || len(r.Details) == 0 || r.Details[0] != want[i].at {
+			t.Errorf("%s: %s at line %d, details %q; want a failure at line %d, first detail %q", r.Name, r.Status, r.Line, r.Details, want[i].line, want[i].at)
+		}
+	}
+}
