@@ -115,7 +115,7 @@ func TestRunBadFlags(t *testing.T) {
 		args := append(append([]string{"run"}, tc.args...), "testdata/clock.lua")
 		code, out, errOut := cli(t, t.Context(), args...)
 		if code != 2 || out != "" || !strings.HasPrefix(errOut, "metronome run: "+tc.want) ||
-			!strings.Contains(errOut, "\n\nUsage:\n  metronome run [flags] FILE.lua [args...]\n") {
+			!strings.HasSuffix(errOut, "\nusage: metronome run [flags] FILE.lua [args...]; see metronome run -h\n") {
 			t.Errorf("%q: exit %d, stdout %q, stderr:\n%s\nwant exit 2 and usage after %q", tc.args, code, out, errOut, tc.want)
 		}
 	}
