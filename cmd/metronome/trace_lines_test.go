@@ -136,7 +136,7 @@ func TestRunTraceAndTimelineShowLabels(t *testing.T) {
 0.02s  once  #3  testdata/trace/labels.lua:8
 0.02s  cancel  #1  testdata/trace/labels.lua:6  every  label "regen"
 0.03s  timer  #2  testdata/trace/labels.lua:7  key "save"  generation 1  delivery 2  scheduled 2  skipped 0  label "autosave"
-metronome run: stopped at --until 30ms (0.03s of virtual time) with 1 job pending and 0 facets registered
+metronome run: stopped at --until 30ms (0.03s of virtual time) with 1 job pending and 0 facets registered; the next is timer #2 'autosave' scheduled at testdata/trace/labels.lua:7, due at 2000-01-01T00:00:00.045Z (in 0.015s)
 `)
 	b, err := os.ReadFile(svg)
 	if err != nil {
