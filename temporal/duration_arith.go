@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/metronome-rt/metronome/internal/clip"
 )
 
 // ErrInexact reports a result that is not a whole number of nanoseconds:
@@ -99,13 +101,13 @@ func ParseDurationText(s string) (Duration, error) {
 	}
 	std, err := time.ParseDuration(s)
 	if err != nil {
-		return 0, fmt.Errorf("duration %q: want ISO 8601 such as PT1H2M3.5S or a short form such as 90s, 5m, 1h30m", s)
+		return 0, fmt.Errorf("duration %s: want ISO 8601 such as PT1H2M3.5S or a short form such as 90s, 5m, 1h30m", clip.Quote(s))
 	}
 	for _, m := range fraction.FindAllStringSubmatch(s, -1) {
 		unit, _ := time.ParseDuration("1" + m[2])
 		f, _ := new(big.Rat).SetString("0." + m[1])
 		if !f.Mul(f, big.NewRat(int64(unit), 1)).IsInt() {
-			return 0, fmt.Errorf("duration %q %w", s, ErrInexact)
+			return 0, fmt.Errorf("duration %s %w", clip.Quote(s), ErrInexact)
 		}
 	}
 	return Duration(std), nil
