@@ -49,6 +49,7 @@ func PreloadHostModules(L *lua.LState, h *hostservices.Host, quit func()) {
 func loadAppHostServices(L *lua.LState) int {
 	mod := L.NewTable()
 	setFuncs(L, mod, dotCalled(mod, "app-host.services", "services", map[string]lua.LGFunction{"make-scheduler": makeScheduler}))
+	strictModule(L, "app-host.services", mod)
 	L.Push(mod)
 	return 1
 }

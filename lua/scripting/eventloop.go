@@ -105,6 +105,7 @@ func loopLimitOption(o *options, def int64) int64 {
 func loadEventLoop(L *lua.LState) int {
 	mod := L.NewTable()
 	setFuncs(L, mod, dotCalled(mod, "event-loop", "EventLoop", map[string]lua.LGFunction{"new": eventLoopNew}))
+	strictModule(L, "event-loop", mod)
 	L.Push(mod)
 	return 1
 }

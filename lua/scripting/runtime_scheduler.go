@@ -27,6 +27,7 @@ func (*luaScheduler) luaTypeName() string { return schedulerType }
 func loadRuntimeScheduler(L *lua.LState) int {
 	mod := L.NewTable()
 	setFuncs(L, mod, dotCalled(mod, "runtime-scheduler", "RuntimeScheduler", map[string]lua.LGFunction{"create": schedulerCreate}))
+	strictModule(L, "runtime-scheduler", mod)
 	L.Push(mod)
 	return 1
 }

@@ -30,10 +30,25 @@ func noMethod(L *lua.LState, kind string, methods *lua.LTable, key lua.LValue, f
 		L.Push(lua.LNil)
 		return
 	}
-	raise(L, "%s", noMethodText(kind, methods, string(name), fields))
+	raise(L, "%s", noNameText(kind, "method", methods, string(name), fields))
 }
 
-func noMethodText(kind string, methods *lua.LTable, name string, fields []string) string {
+// strictModule makes reading a name the module table mod (required as
+// name) lacks an error naming the module and its nearest names.
+func strictModule(L *lua.LState, name string, mod *lua.LTable) {
+	mt := L.CreateTable(0, 1)
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		k, ok := L.Get(2).(lua.LString)
+		if !ok {
+			return 0
+		}
+		raise(L, "%s", noNameText("module '"+name+"'", "field", mod, string(k), nil))
+		return 0
+	}))
+	mod.Metatable = mt
+}
+
+func noNameText(kind, noun string, methods *lua.LTable, name string, fields []string) string {
 	// Offer the spelling the script uses: kebab-case names for a name with
 	// '-' or '?', snake_case ones otherwise.
 	kebabStyle := strings.ContainsAny(name, "-?")
@@ -54,9 +69,9 @@ func noMethodText(kind string, methods *lua.LTable, name string, fields []string
 	styled = append(styled, fields...)
 	slices.Sort(styled)
 	slices.Sort(all)
-	msg := kind + " has no method '" + name + "'"
+	msg := kind + " has no " + noun + " '" + name + "'"
 	if near := nearest.Names(name, styled, 3); len(near) > 0 {
 		return msg + nearest.Phrase(near)
 	}
-	return msg + " (methods: " + strings.Join(all, ", ") + ")"
+	return msg + " (" + noun + "s: " + strings.Join(all, ", ") + ")"
 }

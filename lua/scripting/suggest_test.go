@@ -69,3 +69,27 @@ func TestRequireSnakeCaseAndNotFound(t *testing.T) {
 		t.Errorf("got %q\nwant %q", msg, want)
 	}
 }
+
+// A mistyped function of a module names the module and its nearest names.
+func TestUnknownModuleField(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`RS.new{}`, "module 'runtime-scheduler' has no field 'new' (fields: create)"},
+		{`RS.creat{}`, "module 'runtime-scheduler' has no field 'creat'; did you mean 'create'?"},
+		{`Temporal.Duration{ seconds = 1 }`, "module 'temporal' has no field 'Duration'; did you mean 'duration'?"},
+		{`I.prase("2000-01-01T00:00:00Z")`, "module 'temporal.instant' has no field 'prase'; did you mean 'parse'?"},
+		{`Temporal.clock.fixd(I.parse("2000-01-01T00:00:00Z"))`, "module 'temporal.clock' has no field 'fixd'; did you mean 'fixed'?"},
+		{`tm.timeout{ delay_ms = 1, callback = cb }`, "module 'runtime-timers' has no field 'timeout'; did you mean 'Timeout'?"},
+		{`services.makeScheduler{}`, "module 'app-host.services' has no field 'makeScheduler'; did you mean 'make_scheduler'?"},
+		{`require("event-loop").New{}`, "module 'event-loop' has no field 'New'; did you mean 'new'?"},
+	} {
+		L, _ := catalogueState(t)
+		err := doChunk(L, "row.lua", c.src)
+		if err == nil {
+			t.Errorf("%s: no error", c.src)
+			continue
+		}
+		if msg := lua.LVAsString(err.(*lua.ApiError).Object); !strings.HasPrefix(msg, "row.lua:1: "+c.want) {
+			t.Errorf("%s:\n got %q\nwant %q", c.src, msg, "row.lua:1: "+c.want)
+		}
+	}
+}

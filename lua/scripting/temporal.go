@@ -247,10 +247,13 @@ func loadTemporal(L *lua.LState) int {
 		"system": clockSystem,
 	})
 	mod.RawSetString("clock", clock)
+	strictModule(L, "temporal.instant", instant)
+	strictModule(L, "temporal.clock", clock)
 
 	setFuncs(L, mod, map[string]lua.LGFunction{
 		"recurrence-set": recurrenceSetNew,
 	})
+	strictModule(L, "temporal", mod)
 	L.Push(mod)
 	return 1
 }

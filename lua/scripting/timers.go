@@ -77,6 +77,7 @@ func loadRuntimeTimers(L *lua.LState, tm func() *compat.Timers) int {
 			return 1
 		},
 	}))
+	strictModule(L, "runtime-timers", mod)
 	L.Push(mod)
 	return 1
 }
