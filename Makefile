@@ -1,7 +1,6 @@
 # Metronome: the commands a newcomer needs.
 GO ?= go
 PKGS := ./...
-STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 
 .PHONY: run test vet fmt-check tidy-check staticcheck lint-lua bench bench-gate bench-lateness build clean fuzz soak cluster-figures
 
@@ -38,9 +37,9 @@ lint-lua:
 		echo "luacheck not found: skipping the Lua lint (apt-get install lua-check)"; \
 	fi
 
-## staticcheck: pinned by version; the module proxy serves it
+## staticcheck: pinned in go.mod's tool directive (go tool staticcheck)
 staticcheck:
-	$(GO) run $(STATICCHECK) $(PKGS)
+	$(GO) tool staticcheck $(PKGS)
 
 ## fuzz: each fuzz target for FUZZTIME, one after another (not part of test,
 ## which runs the seeds and testdata/fuzz); a failure stops the run and

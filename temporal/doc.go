@@ -4,9 +4,12 @@
 // # Exactness
 //
 // Durations and instants are int64 nanoseconds. Arithmetic is checked: a
-// result out of range is ErrOverflow, never a wrapped value. Floats enter only
+// result out of range is ErrOverflow, never a wrapped value. Floats enter
 // through DurationFromMillis, which rounds the float's exact value to the
-// nearest nanosecond and refuses NaN and infinities.
+// nearest nanosecond and refuses NaN and infinities, and as the factor of
+// Scale and the divisor of Div, which round nothing: a result that is not a
+// whole number of nanoseconds is ErrInexact. Floor and Round move a duration
+// to a multiple of a unit.
 //
 // # Zones
 //

@@ -8,12 +8,14 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/metronome-rt/metronome/internal/clip"
+	"github.com/metronome-rt/metronome/internal/nearest"
 )
 
 //go:generate sh ../scripts/update-tzdata.sh
@@ -76,6 +78,16 @@ var tzdb = sync.OnceValue(func() tzIndex {
 	return idx
 })
 
+// ids returns the database's zone ids, sorted.
+func (idx tzIndex) ids() []string {
+	ids := make([]string, 0, len(idx.files))
+	for id := range idx.files {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
 // zones memoises LoadZone: at most one *Zone per id of the database.
 var zones sync.Map
 
@@ -98,6 +110,12 @@ func LoadZone(id string) (*Zone, error) {
 		reason := "unknown IANA zone id (tzdata " + TZDataVersion + ")"
 		if alt, ok := idx.folded[strings.ToLower(id)]; ok {
 			reason += fmt.Sprintf("; ids are case-sensitive: did you mean %q?", alt)
+		} else if near := nearest.Names(id, idx.ids(), 3); len(near) > 0 {
+			q := make([]string, len(near))
+			for i, n := range near {
+				q[i] = strconv.Quote(n)
+			}
+			reason += "; did you mean " + strings.Join(q, " or ") + "?"
 		}
 		return nil, &ZoneError{ID: id, Reason: reason}
 	}

@@ -60,6 +60,8 @@ func TestLoadZoneErrors(t *testing.T) {
 		{"Local", `zone "Local": the host's local zone is not available; name an IANA zone such as "Europe/Paris"`},
 		{"Mars/Olympus", `zone "Mars/Olympus": unknown IANA zone id (tzdata 2025c)`},
 		{"america/new_york", `zone "america/new_york": unknown IANA zone id (tzdata 2025c); ids are case-sensitive: did you mean "America/New_York"?`},
+		{"Europe/Pariss", `zone "Europe/Pariss": unknown IANA zone id (tzdata 2025c); did you mean "Europe/Paris"?`},
+		{"America/NewYork", `zone "America/NewYork": unknown IANA zone id (tzdata 2025c); did you mean "America/New_York"?`},
 		{"../../etc/passwd", `zone "../../etc/passwd": unknown IANA zone id (tzdata 2025c)`},
 		{"/usr/share/zoneinfo/UTC", `zone "/usr/share/zoneinfo/UTC": unknown IANA zone id (tzdata 2025c)`},
 	} {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/metronome-rt/metronome/internal/nearest"
 )
 
 // command is one metronome subcommand. bind registers its flags on its own
@@ -54,8 +56,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cmd := lookup(args[0])
 	if cmd == nil {
-		fmt.Fprintf(stderr, "metronome: unknown command %q\n\n", args[0])
-		writeUsage(stderr)
+		var names []string
+		for _, c := range commands() {
+			names = append(names, c.name)
+		}
+		fmt.Fprintf(stderr, "metronome: unknown command %q%s\nsee metronome -h for the commands\n", args[0], nearest.Phrase(nearest.Names(args[0], names, 3)))
 		return 2
 	}
 	fs, exec := cmd.flagSet(out)
@@ -64,8 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			cmd.writeUsage(stdout, fs)
 			return 0
 		}
-		fmt.Fprintf(stderr, "metronome %s: %v\n\n", cmd.name, err)
-		cmd.writeUsage(stderr, fs)
+		cmd.writeUsageError(stderr, err.Error())
 		return 2
 	}
 	err := exec(ctx, fs.Args())
@@ -79,8 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "metronome %s: interrupted\n", cmd.name)
 		return 130
 	case errors.As(err, &usage):
-		fmt.Fprintf(stderr, "metronome %s: %s\n\n", cmd.name, string(usage))
-		cmd.writeUsage(stderr, fs)
+		cmd.writeUsageError(stderr, string(usage))
 		return 2
 	case errors.As(err, &exit):
 		return int(exit)
@@ -145,6 +148,12 @@ func writeUsage(w io.Writer) {
 	}
 	b.WriteString("\nEvery command takes -h or --help.\n")
 	io.WriteString(w, b.String())
+}
+
+// writeUsageError writes a bad command line's message and a short usage
+// line that points to the full help.
+func (c *command) writeUsageError(w io.Writer, msg string) {
+	fmt.Fprintf(w, "metronome %s: %s\nusage: metronome %s; see metronome %s -h\n", c.name, msg, strings.TrimSpace(c.name+" "+c.synopsis), c.name)
 }
 
 func (c *command) writeUsage(w io.Writer, fs *flag.FlagSet) {

@@ -195,7 +195,7 @@ func TestTestCommandWithoutTestsFolder(t *testing.T) {
 	t.Chdir(dir)
 	code, out, errOut := cli(t, t.Context(), "test")
 	want := "metronome test: no tests/ folder here (looked for " + filepath.Join(dir, "tests") +
-		"): run it from a project's root, or give PATH..., the *_test.lua files or folders to run\n\nUsage:\n  metronome test [flags] [PATH...]\n"
+		"): run it from a project's root, or give PATH..., the *_test.lua files or folders to run\nusage: metronome test [flags] [PATH...]; see metronome test -h\n"
 	if code != 2 || out != "" || !strings.HasPrefix(errOut, want) {
 		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 2 and:\n%s", code, out, errOut, want)
 	}
@@ -260,16 +260,22 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "metronome: no command given\n\n"},
-		{[]string{"frobnicate"}, "metronome: unknown command \"frobnicate\"\n\n"},
-		{[]string{"run", "--nope", "x.lua"}, "metronome run: flag provided but not defined: -nope\n\n"},
-		{[]string{"run"}, "metronome run: no script given\n\n"},
-		{[]string{"version", "extra"}, "metronome version: version takes no arguments\n\n"},
-		{[]string{"help", "frobnicate"}, "metronome help: unknown command \"frobnicate\"\n\n"},
+		{[]string{"frobnicate"}, "metronome: unknown command \"frobnicate\"\nsee metronome -h for the commands\n"},
+		{[]string{"tset"}, "metronome: unknown command \"tset\"; did you mean 'test'?\nsee metronome -h for the commands\n"},
+		{[]string{"run", "--nope", "x.lua"}, "metronome run: flag provided but not defined: -nope\nusage: metronome run [flags] FILE.lua [args...]; see metronome run -h\n"},
+		{[]string{"run"}, "metronome run: no script given\nusage: metronome run [flags] FILE.lua [args...]; see metronome run -h\n"},
+		{[]string{"version", "extra"}, "metronome version: version takes no arguments\nusage: metronome version; see metronome version -h\n"},
+		{[]string{"help", "frobnicate"}, "metronome help: unknown command \"frobnicate\"\nusage: metronome help [COMMAND]; see metronome help -h\n"},
+		{[]string{"test", "--format", "xml"}, "metronome test: invalid value \"xml\" for flag -format: want tap or junit, got \"xml\"\nusage: metronome test [flags] [PATH...]; see metronome test -h\n"},
 	} {
+		// A usage error is the message and a pointer to the help, not the help.
 		code, out, errOut := cli(t, t.Context(), tc.args...)
-		if code != 2 || out != "" || !strings.HasPrefix(errOut, tc.want) || !strings.Contains(errOut, "Usage:") {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and usage after %q", tc.args, code, out, errOut, tc.want)
+		if code != 2 || out != "" || errOut != tc.want {
+			t.Errorf("%q: exit %d, stdout %q, stderr:\n%s\nwant 2 and:\n%s", tc.args, code, out, errOut, tc.want)
 		}
+	}
+	// Without a command the list of commands is the help wanted.
+	if code, _, errOut := cli(t, t.Context()); code != 2 || !strings.HasPrefix(errOut, "metronome: no command given\n\n") || !strings.Contains(errOut, "Usage:") {
+		t.Errorf("no command: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // exact checks a run's exit status and both streams exactly.
@@ -76,13 +78,24 @@ func TestRunUntil(t *testing.T) {
 		{"PT2M30.5S", 2, "150.5s", "PT2M30.5S"},
 		{"120000ms", 2, "120s", "120000ms"}, // a deadline exactly at --until runs
 	} {
+		// The message names the job due next and when: the next whole minute.
+		next := temporal.Duration(tc.fires+1) * temporal.Minute
+		at, err := temporal.ParseDurationText(tc.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		due, err := defaultStart.Add(next)
+		if err != nil {
+			t.Fatal(err)
+		}
 		exact(t, []string{"run", "--until", tc.flag, "testdata/minutes.lua"}, 0, minutes(tc.fires),
-			"metronome run: stopped at --until "+tc.text+" ("+tc.at+" of virtual time) with 1 job pending and 0 facets registered\n")
+			"metronome run: stopped at --until "+tc.text+" ("+tc.at+" of virtual time) with 1 job pending and 0 facets registered; "+
+				"the next is every #1 scheduled at testdata/minutes.lua:5, due at "+due.String()+" (in "+humanDuration(next-at)+")\n")
 	}
 	// The default is 24h.
 	code, out, errOut := cli(t, t.Context(), "run", "testdata/minutes.lua")
 	if lines := strings.Count(out, "\n"); code != 0 || lines != 24*60 ||
-		errOut != "metronome run: stopped at --until 24h (86400s of virtual time) with 1 job pending and 0 facets registered\n" {
+		errOut != "metronome run: stopped at --until 24h (86400s of virtual time) with 1 job pending and 0 facets registered; the next is every #1 scheduled at testdata/minutes.lua:5, due at 2000-01-02T00:01:00Z (in 1m)\n" {
 		t.Errorf("default --until: exit %d, %d lines, stderr %q", code, lines, errOut)
 	}
 }
@@ -115,7 +128,7 @@ func TestRunBadFlags(t *testing.T) {
 		args := append(append([]string{"run"}, tc.args...), "testdata/clock.lua")
 		code, out, errOut := cli(t, t.Context(), args...)
 		if code != 2 || out != "" || !strings.HasPrefix(errOut, "metronome run: "+tc.want) ||
-			!strings.Contains(errOut, "\n\nUsage:\n  metronome run [flags] FILE.lua [args...]\n") {
+			!strings.HasSuffix(errOut, "\nusage: metronome run [flags] FILE.lua [args...]; see metronome run -h\n") {
 			t.Errorf("%q: exit %d, stdout %q, stderr:\n%s\nwant exit 2 and usage after %q", tc.args, code, out, errOut, tc.want)
 		}
 	}
@@ -207,7 +220,7 @@ func TestRunTrace(t *testing.T) {
 	// --trace-file: the same lines in a file; stderr keeps only messages.
 	path := filepath.Join(t.TempDir(), "trace.txt")
 	exact(t, []string{"run", "--trace-file", path, "testdata/trace.lua"}, 0, "",
-		"metronome run: stopped at --until 24h (86400s of virtual time) with 2 jobs pending and 0 facets registered\n")
+		"metronome run: stopped at --until 24h (86400s of virtual time) with 2 jobs pending and 0 facets registered; the next is recurrence #3 scheduled at testdata/trace.lua:15, due at 2000-01-02T03:00:00Z (in 3h)\n")
 	b, err := os.ReadFile(path)
 	if want := strings.Join(strings.Split(traceJobsWant, "\n")[:7], "\n") + "\n"; err != nil || string(b) != want {
 		t.Errorf("trace file: %v\n%s\nwant:\n%s", err, b, want)
@@ -262,7 +275,7 @@ func TestRunRealtimeUntilAndTrace(t *testing.T) {
 		code, out, errOut := cli(t, t.Context(), "run", "--realtime", "--until", "150s", "--trace", "testdata/minutes.lua")
 		if code != 0 || out != "PT1M\nPT2M\n" || errOut !=
 			"60s  every  #1  testdata/minutes.lua:5\n120s  every  #1  testdata/minutes.lua:5\n"+
-				"metronome run: stopped at --until 150s (150s of wall time) with 1 job pending and 0 facets registered\n" {
+				"metronome run: stopped at --until 150s (150s of wall time) with 1 job pending and 0 facets registered; the next is every #1 scheduled at testdata/minutes.lua:5, due at 2000-01-01T00:03:00Z (in 30s)\n" {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 		}
 	})
@@ -303,4 +316,28 @@ func TestRunRealtimeInterrupted(t *testing.T) {
 			t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.out, r.errOut)
 		}
 	})
+}
+
+// A run that ends at --until says which job is due next and when; one whose
+// first job is due years past --start is warned about once, before it runs;
+// one kept going only by a facet gets a hint.
+func TestRunSaysWhyNothingHappened(t *testing.T) {
+	script := writeScript(t, "far.lua", `local Temporal = require "temporal"
+local hs = require("app-host").scheduler
+local daily = Temporal["recurrence-set"]{ dtstart = "2024-03-08T09:00:00", rrule = "FREQ=DAILY" }
+hs:schedule_recurrence{ recurrence_set = daily, zone_id = "America/New_York", callback = function() print("fired") end }
+`)
+	exact(t, []string{"run", script}, 0, "",
+		"metronome run: warning: the first job due, recurrence #1 scheduled at "+script+":4, is due at 2024-03-08T14:00:00Z, 8833d14h after --start 2000-01-01T00:00:00Z; to run from there give --start 2024-03-08T00:00:00Z\n"+
+			"metronome run: stopped at --until 24h (86400s of virtual time) with 1 job pending and 0 facets registered; the next is recurrence #1 scheduled at "+script+":4, due at 2024-03-08T14:00:00Z (in 8832d14h)\n")
+	// From the suggested start the job runs, and nothing warns.
+	exact(t, []string{"run", "--start", "2024-03-08T00:00:00Z", "--until", "15h", script}, 0, "fired\n",
+		"metronome run: stopped at --until 15h (54000s of virtual time) with 1 job pending and 0 facets registered; the next is recurrence #1 scheduled at "+script+":4, due at 2024-03-09T14:00:00Z (in 23h)\n")
+
+	facet := writeScript(t, "facet.lua", `local hs = require("app-host").scheduler
+hs:register("physics", function() end)
+`)
+	exact(t, []string{"run", "--until", "2s", facet}, 0, "",
+		"metronome run: stopped at --until 2s (2s of virtual time) with 0 jobs pending and 1 facet registered\n"+
+			"metronome run: hint: no job was pending; only the facets registered (physics) kept the run going until --until: unregister a facet when it is done (hs:unregister(name)), or end the run with host.quit()\n")
 }

@@ -4,11 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -77,47 +74,24 @@ func (f *spanFlag) Set(s string) error {
 
 const spanWant = "want an ISO 8601 duration (PT1H30M) or a short one (90s, 5m, 2h, 1h30m)"
 
-// parseSpan parses --until's text: ISO 8601 when it starts with P (after a
-// sign), otherwise time.ParseDuration's form, refusing a fraction finer than
-// a nanosecond, which ParseDuration would drop.
+// parseSpan parses --until's text as duration.parse does: ISO 8601 when
+// it starts with P (after a sign), otherwise time.ParseDuration's form,
+// refusing a fraction finer than a nanosecond, which ParseDuration would
+// drop.
 func parseSpan(s string) (temporal.Duration, error) {
-	var d temporal.Duration
-	if t := strings.TrimLeft(s, "+-"); strings.HasPrefix(t, "P") {
-		var err error
-		if d, err = temporal.ParseDuration(s); err != nil {
-			return 0, errors.New(strings.TrimPrefix(err.Error(), fmt.Sprintf("duration %q: ", s)))
-		}
-	} else {
-		std, err := time.ParseDuration(s)
-		if err != nil {
-			return 0, errors.New(spanWant)
-		}
-		if finerThanNanosecond(s) {
-			return 0, fmt.Errorf("%s is not a whole number of nanoseconds", s)
-		}
-		d = temporal.Duration(std)
+	d, err := temporal.ParseDurationText(s)
+	switch {
+	case errors.Is(err, temporal.ErrInexact):
+		return 0, fmt.Errorf("%s is not a whole number of nanoseconds", s)
+	case err != nil && strings.HasPrefix(strings.TrimLeft(s, "+-"), "P"):
+		return 0, errors.New(strings.TrimPrefix(err.Error(), fmt.Sprintf("duration %q: ", s)))
+	case err != nil:
+		return 0, errors.New(spanWant)
 	}
 	if d <= 0 {
 		return 0, fmt.Errorf("want a duration > 0, got %s", s)
 	}
 	return d, nil
-}
-
-// fraction is a number's fractional digits and its unit, in time.ParseDuration's
-// form; "ms" comes before "m" and "s", as RE2 tries alternatives in order.
-var fraction = regexp.MustCompile(`\.([0-9]+)(ns|us|µs|μs|ms|s|m|h)`)
-
-// finerThanNanosecond reports whether a fraction in s, a valid
-// time.ParseDuration text, is not a whole number of nanoseconds.
-func finerThanNanosecond(s string) bool {
-	for _, m := range fraction.FindAllStringSubmatch(s, -1) {
-		unit, _ := time.ParseDuration("1" + m[2])
-		f, _ := new(big.Rat).SetString("0." + m[1])
-		if !f.Mul(f, big.NewRat(int64(unit), 1)).IsInt() {
-			return true
-		}
-	}
-	return false
 }
 
 // shortDuration formats d > 0 in the short form: 1h30m, 90s -> 1m30s,

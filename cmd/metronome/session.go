@@ -105,6 +105,9 @@ func (s *session) drive(ctx context.Context) error {
 	var err error
 	var clusterUntil bool
 	r := newBudgetedRunner(s)
+	if !s.o.Realtime {
+		s.warnFarFirstRun()
+	}
 	if s.o.Realtime {
 		clusterUntil, err = s.runRealtime(ctx, r)
 	} else {
@@ -125,7 +128,11 @@ func (s *session) drive(ctx context.Context) error {
 	case hostservices.StopPaused:
 		fmt.Fprintf(s.o.Stderr, "metronome run: the host is paused at %s and nothing can resume it; stopping with %s\n", s.when(), pending)
 	case hostservices.StopUntil:
-		fmt.Fprintf(s.o.Stderr, "metronome run: stopped at --until %s (%s) with %s\n", s.o.UntilText, s.when(), pending)
+		fmt.Fprintf(s.o.Stderr, "metronome run: stopped at --until %s (%s) with %s%s\n", s.o.UntilText, s.when(), pending, s.nextPending())
+		if s.host.Scheduler().Count() == 0 && len(s.host.Facets()) > 0 {
+			fmt.Fprintf(s.o.Stderr, "metronome run: hint: no job was pending; only the facets registered (%s) kept the run going until --until: unregister a facet when it is done (hs:unregister(name)), or end the run with host.quit()\n",
+				strings.Join(s.host.Facets(), ", "))
+		}
 	case hostservices.StopLastInstant:
 		return fmt.Errorf("virtual time cannot go past %s, the last instant it can hold: stopped there (%s) with %s", s.host.Now(), s.when(), pending)
 	}
@@ -139,6 +146,46 @@ func (s *session) when() string {
 		clock = "wall time"
 	}
 	return s.elapsed().DecimalSeconds() + " of " + clock
+}
+
+// nextPending names the job due first and when, "; the next is once #3
+// scheduled at game.lua:12, due at 2024-03-08T07:30:00Z (in 8832d7h30m)",
+// or "" with none pending.
+func (s *session) nextPending() string {
+	jobs := s.host.Scheduler().List()
+	if len(jobs) == 0 {
+		return ""
+	}
+	j := jobs[0]
+	return fmt.Sprintf("; the next is %s, due at %s (in %s)", jobText(j), j.DueAt, humanDuration(j.DueIn))
+}
+
+// jobText names a pending job as errors do: "once #3 scheduled at
+// game.lua:12".
+func jobText(j sched.JobInfo) string {
+	return sched.Job{ID: j.ID, Kind: j.Kind, Name: j.Name, Label: j.Label}.String()
+}
+
+// farFirstRun is how far past --start a job's first run may be before run
+// warns: a run of virtual time that long is rarely what was meant.
+const farFirstRun = 365 * 24 * temporal.Hour
+
+// warnFarFirstRun warns, once, when the job due first after the main chunk
+// is due more than farFirstRun past the start (a recurrence whose dtstart
+// is in a real year, under the default --start of 2000).
+func (s *session) warnFarFirstRun() {
+	jobs := s.host.Scheduler().List()
+	if len(jobs) == 0 {
+		return
+	}
+	j := jobs[0]
+	d, err := j.DueAt.Sub(s.o.Start)
+	if err != nil || d <= farFirstRun {
+		return
+	}
+	day := j.DueAt.String()[:len("2006-01-02")]
+	fmt.Fprintf(s.o.Stderr, "metronome run: warning: the first job due, %s, is due at %s, %s after --start %s; to run from there give --start %sT00:00:00Z\n",
+		jobText(j), j.DueAt, humanDuration(d), s.o.Start, day)
 }
 
 func (s *session) pendingSummary() string {

@@ -34,10 +34,11 @@ would make results differ run to run). math.random is seeded before each test fr
 name and the test's full name, so a run repeats and --filter or the order
 changes no result.
 
--v prints each test's status, name and wall time as it finishes. --filter
-runs only the tests whose full name (describe names and the test's name
-joined by spaces) matches a Lua pattern; one that matches no test is a
-failure. --format tap writes TAP version 14 and --format junit JUnit XML
+-v prints each test's status, name and wall time as it finishes, and the
+t:log lines of a test that did not fail. --filter runs only the tests whose
+full name (describe names and the test's name joined by spaces) matches a
+Lua pattern (as string.find: ^ anchors, % escapes; no alternation, so a '|'
+is refused); one that matches no test is a failure. --format tap writes TAP version 14 and --format junit JUnit XML
 (for CI) instead of the default report; under either, print writes to
 stderr so that stdout is the report alone.
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/xml"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,8 @@ func TestTestCommandVerbose(t *testing.T) {
 	lines := strings.Split(out, "\n")
 	if code != 1 || len(lines) < 3 ||
 		!strings.HasPrefix(lines[0], "pass "+harnessFile+": menu opens (") ||
-		!strings.HasPrefix(lines[1], "fail "+harnessFile+": menu fails (") ||
+		lines[1] != "    log: menu has 0 jobs" || // a passing test's t:log shows under -v
+		!strings.HasPrefix(lines[2], "fail "+harnessFile+": menu fails (") ||
 		!strings.HasSuffix(out, "\n1 passed, 1 failed\n") {
 		t.Errorf("exit %d, stdout:\n%s", code, out)
 	}
@@ -31,6 +33,17 @@ func TestTestCommandFilter(t *testing.T) {
 	code, _, errOut = cli(t, t.Context(), "test", "--filter", "[a", harnessFile)
 	if code != 2 || !strings.HasPrefix(errOut, `metronome test: --filter "[a" is not a Lua pattern: unexpected EOS at 1`) {
 		t.Errorf("bad pattern: exit %d, stderr %q", code, errOut)
+	}
+	// A Lua pattern has no alternation: a|b would match nothing, silently.
+	for _, f := range []string{`draws\|opens`, "draws|opens"} {
+		code, out, errOut = cli(t, t.Context(), "test", "--filter", f, harnessFile)
+		want := "metronome test: --filter " + strconv.Quote(f) + " is a Lua pattern, which has no alternation: '|' matches itself; run one pattern per name, or one that all the names match\nusage: metronome test [flags] [PATH...]; see metronome test -h\n"
+		if code != 2 || out != "" || errOut != want {
+			t.Errorf("%s: exit %d, stdout %q, stderr:\n%s\nwant:\n%s", f, code, out, errOut, want)
+		}
+	}
+	if code, _, _ = cli(t, t.Context(), "test", "--filter", "a%|b", harnessFile); code != 1 {
+		t.Errorf("an escaped %%| is a literal bar: exit %d", code)
 	}
 }
 

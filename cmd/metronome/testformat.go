@@ -17,7 +17,7 @@ type testFlags struct {
 }
 
 func (f *testFlags) bind(fs *flag.FlagSet) {
-	fs.BoolVar(&f.verbose, "v", false, "print each test's name and wall time as it finishes")
+	fs.BoolVar(&f.verbose, "v", false, "print each test's name and wall time as it finishes, and a passing test's t:log lines")
 	fs.StringVar(&f.filter, "filter", "", "run only the tests whose full name matches the Lua `PATTERN`")
 	fs.Func("format", "write the report as `FORMAT`: tap (TAP version 14) or junit (JUnit XML)", func(v string) error {
 		if v != "tap" && v != "junit" {

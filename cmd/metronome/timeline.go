@@ -60,6 +60,16 @@ var kindColor = map[sched.Kind]string{
 	sched.KindEvery:      "#1f77b4",
 	sched.KindRecurrence: "#2ca02c",
 	sched.KindTimer:      "#8c564b",
+	sched.KindSpawn:      "#e377c2",
+}
+
+// kindLegend is a kind's text in the legend.
+var kindLegend = map[sched.Kind]string{
+	sched.KindOnce:       "once",
+	sched.KindEvery:      "every",
+	sched.KindRecurrence: "recurrence",
+	sched.KindTimer:      "keyed timer",
+	sched.KindSpawn:      "spawned task",
 }
 
 // The colours of the marks beside the fires: a lane's end (cancel, drop),
@@ -600,7 +610,7 @@ func layoutTimeline(r *recorder, info timelineInfo) *picture {
 		p.Summary += " · " + plural(frames, "facet run", "facet runs") + " in " + plural(len(r.facets), "facet", "facets")
 	}
 	p.Summary += " · ended: " + info.Ended
-	p.Legend = legend(legendExtras(r))
+	p.Legend = legend(legendShown(r, lanes, len(a.breaks) > 0))
 
 	for i := 0; i < rows; i++ {
 		fill := "#ffffff"
@@ -639,22 +649,37 @@ func layoutTimeline(r *recorder, info timelineInfo) *picture {
 	return p
 }
 
-// legendExtras says which marks beyond the three kinds the picture has, so
-// the legend explains exactly those: keyed timers, cancels, drops, failed
-// callbacks, skipped ticks.
-func legendExtras(r *recorder) (extras [5]bool) {
+// shown is what a picture has, so that its legend explains exactly that:
+// the kinds of job that fired, the events beside the fires, bars, pauses
+// and cut-out gaps.
+type shown struct {
+	kinds                    [sched.KindSpawn + 1]bool
+	cancel, drop, fail, skip bool
+	bar, pause, gap          bool
+}
+
+func legendShown(r *recorder, lanes []lane, gaps bool) shown {
+	var s shown
 	for _, l := range r.jobs {
-		extras[0] = extras[0] || l.Kind == sched.KindTimer
-		extras[1] = extras[1] || len(l.Cancels) > 0
-		extras[2] = extras[2] || len(l.Drops) > 0
-		extras[3] = extras[3] || len(l.Fails) > 0
-		extras[4] = extras[4] || len(l.Skips) > 0
+		if int(l.Kind) < len(s.kinds) {
+			s.kinds[l.Kind] = true
+		}
+		s.cancel = s.cancel || len(l.Cancels) > 0
+		s.drop = s.drop || len(l.Drops) > 0
+		s.fail = s.fail || len(l.Fails) > 0
+		s.skip = s.skip || len(l.Skips) > 0
 	}
-	return extras
+	for _, l := range lanes {
+		for _, m := range l.marks {
+			s.bar = s.bar || m.x1 > m.x0
+		}
+	}
+	s.pause, s.gap = len(r.pauses) > 0, gaps
+	return s
 }
 
 // legend lays out the legend's swatches left to right.
-func legend(extras [5]bool) []legendItem {
+func legend(s shown) []legendItem {
 	ly, lx := 72.0, 16.0
 	var items []legendItem
 	add := func(it legendItem, text string) {
@@ -670,16 +695,19 @@ func legend(extras [5]bool) []legendItem {
 		items = append(items, it)
 		lx += 18 + float64(len([]rune(text)))*6.7 + 22
 	}
-	for _, k := range []sched.Kind{sched.KindOnce, sched.KindEvery, sched.KindRecurrence} {
-		add(legendItem{Shape: "tick", X: lx + 6, Y: ly - 7, Color: kindColor[k]}, k.String())
+	for k, ok := range s.kinds {
+		if ok {
+			add(legendItem{Shape: "tick", X: lx + 6, Y: ly - 7, Color: kindColor[sched.Kind(k)]}, kindLegend[sched.Kind(k)])
+		}
 	}
-	if extras[0] {
-		add(legendItem{Shape: "tick", X: lx + 6, Y: ly - 7, Color: kindColor[sched.KindTimer]}, "keyed timer")
-	}
-	for i, ev := range []struct{ shape, color, text string }{
-		{"cancel", endColor, "cancelled"}, {"drop", endColor, "dropped"}, {"fail", failColor, "failed"}, {"skip", skipColor, "ticks skipped"},
+	for _, ev := range []struct {
+		on                 bool
+		shape, color, text string
+	}{
+		{s.cancel, "cancel", endColor, "cancelled"}, {s.drop, "drop", endColor, "dropped"},
+		{s.fail, "fail", failColor, "failed"}, {s.skip, "skip", skipColor, "ticks skipped"},
 	} {
-		if extras[i+1] {
+		if ev.on {
 			y := ly
 			if ev.shape == "skip" {
 				y += 5 // the triangle sits above its centre, over a tick
@@ -687,9 +715,15 @@ func legend(extras [5]bool) []legendItem {
 			add(legendItem{Shape: "event", Mark: &eventView{Class: ev.shape, X: lx + 7, Y: y, Color: ev.color}}, ev.text)
 		}
 	}
-	add(legendItem{Shape: "bar", X: lx, Y: ly - 4.5, Color: facetColor}, "facet frames / dense fires (bar)")
-	add(legendItem{Shape: "pause", X: lx, Y: ly - 7}, "host paused")
-	add(legendItem{Shape: "gap", X: lx, Y: ly - 7}, "idle gap cut out")
+	if s.bar {
+		add(legendItem{Shape: "bar", X: lx, Y: ly - 4.5, Color: facetColor}, "facet frames / dense fires (bar)")
+	}
+	if s.pause {
+		add(legendItem{Shape: "pause", X: lx, Y: ly - 7}, "host paused")
+	}
+	if s.gap {
+		add(legendItem{Shape: "gap", X: lx, Y: ly - 7}, "idle gap cut out")
+	}
 	add(legendItem{Shape: "end", X: lx + 7, Y: ly - 7, Y2: ly + 7}, "end of run")
 	return items
 }

@@ -464,3 +464,42 @@ func TestTimelineEscapesLabels(t *testing.T) {
 	}
 	golden(t, "escape.svg", b.Bytes())
 }
+
+// Every kind of job has a colour and a legend entry, and the legend lists
+// only what the picture shows.
+func TestTimelineLegendListsWhatOccurred(t *testing.T) {
+	for k := sched.Kind(0); k.String() != "unknown"; k++ {
+		if kindColor[k] == "" || kindLegend[k] == "" {
+			t.Errorf("kind %s has colour %q, legend %q", k, kindColor[k], kindLegend[k])
+		}
+	}
+	script := writeScript(t, "spawned.lua", `local D = require("temporal").duration
+local hs = require("app-host").scheduler
+hs:spawn(function() hs:wait(D{ milliseconds = 5 }); hs:wait(D{ milliseconds = 5 }) end)
+hs:schedule_once{ delay = D{ milliseconds = 2 }, callback = function() end }
+`)
+	svg := filepath.Join(t.TempDir(), "s.svg")
+	if code, _, errOut := cli(t, t.Context(), "run", "--timeline", svg, script); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `fill=""`) {
+		t.Errorf("a mark has no colour:\n%s", b)
+	}
+	doc := parseSVG(t, b)
+	for _, want := range []string{"once", "spawned task", "end of run"} {
+		if !doc.hasText(want) {
+			t.Errorf("the legend has no %q: %q", want, doc.texts)
+		}
+	}
+	for _, absent := range []string{"every", "recurrence", "keyed timer", "host paused", "idle gap cut out", "facet frames / dense fires (bar)"} {
+		for _, tx := range doc.texts {
+			if tx == absent {
+				t.Errorf("the legend lists %q, which did not occur", absent)
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -135,7 +136,7 @@ func TestRunTraceAndTimelineShowLabels(t *testing.T) {
 0.02s  once  #3  testdata/trace/labels.lua:8
 0.02s  cancel  #1  testdata/trace/labels.lua:6  every  label "regen"
 0.03s  timer  #2  testdata/trace/labels.lua:7  key "save"  generation 1  delivery 2  scheduled 2  skipped 0  label "autosave"
-metronome run: stopped at --until 30ms (0.03s of virtual time) with 1 job pending and 0 facets registered
+metronome run: stopped at --until 30ms (0.03s of virtual time) with 1 job pending and 0 facets registered; the next is timer #2 'autosave' scheduled at testdata/trace/labels.lua:7, due at 2000-01-01T00:00:00.045Z (in 0.015s)
 `)
 	b, err := os.ReadFile(svg)
 	if err != nil {
@@ -180,5 +181,45 @@ func TestRunTraceCutsLongNames(t *testing.T) {
 	want := `key "` + strings.Repeat(`\x01`, maxTraceText) + `"…(1048576 bytes)`
 	if !strings.Contains(errOut, want) {
 		t.Errorf("the key's field is not its first %d bytes and its length", maxTraceText)
+	}
+}
+
+// docs/trace-format.md lists every kind of line --trace=all writes, and
+// writes none it does not list; testdata/trace_kinds.lua writes one of
+// each but ownership, which needs --cluster.
+func TestTraceFormatDocListsEveryKind(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/trace-format.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]bool{}
+	for _, line := range strings.Split(string(doc), "\n") {
+		cells := strings.Split(line, " | ")
+		if !strings.HasPrefix(line, "| `") || len(cells) < 3 {
+			continue
+		}
+		for _, k := range regexp.MustCompile("`([a-z]+)`").FindAllStringSubmatch(strings.TrimPrefix(cells[0], "| "), -1) {
+			documented[k[1]] = true
+		}
+	}
+	code, _, errOut := cli(t, t.Context(), "run", "--trace=all", "testdata/trace_kinds.lua")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	written := map[string]bool{"ownership": true}
+	for _, line := range strings.Split(strings.TrimSpace(errOut), "\n") {
+		if f := strings.Split(line, "  "); len(f) > 1 {
+			written[f[1]] = true
+		}
+	}
+	for k := range written {
+		if !documented[k] {
+			t.Errorf("--trace writes %q lines; docs/trace-format.md does not list them", k)
+		}
+	}
+	for k := range documented {
+		if !written[k] {
+			t.Errorf("docs/trace-format.md lists %q lines; testdata/trace_kinds.lua writes none", k)
+		}
 	}
 }

@@ -17,13 +17,13 @@ func TestCallbackErrorPrintsOneTracebackEndingWithTheJob(t *testing.T) {
 	const file = "testdata/traceback/callback_test.lua"
 	code, out, errOut := cli(t, t.Context(), "test", file)
 	first, second, _ := strings.Cut(out, "\n"+file+":20: ")
-	tracebackEndsWith(t, first, "    \t[job] every #1 scheduled at "+file+":9")
+	tracebackEndsWith(t, first, "      [job] every #1 scheduled at "+file+":9")
 	want := file + ":10: a job fails: " + file + ":5: boom\n" +
 		"    stack traceback:\n" +
-		"    \t[G]: in function 'error'\n" +
-		"    \t" + file + ":5: in function 'explode'\n" +
-		"    \t" + file + ":9: in function <" + file + ":9>\n" +
-		"    \t[job] every #1 scheduled at " + file + ":9"
+		"      [G]: in function 'error'\n" +
+		"      " + file + ":5: in function 'explode'\n" +
+		"      " + file + ":9: in function <" + file + ":9>\n" +
+		"      [job] every #1 scheduled at " + file + ":9"
 	if code != 1 || first != want || !strings.HasSuffix(second, "\n0 passed, 2 failed\n") || errOut != "" {
 		t.Errorf("test: exit %d, stderr %q, stdout:\n%s\nwant it to start:\n%s", code, errOut, out, want)
 	}
@@ -55,15 +55,15 @@ func TestNestedCallbackErrorPrintsOneTraceback(t *testing.T) {
 	const file = "testdata/traceback/callback_test.lua"
 	code, out, _ = cli(t, t.Context(), "test", file)
 	_, second, _ := strings.Cut(out, "\n"+file+":20: ")
-	tracebackEndsWith(t, second, "    \t[job] once #1 scheduled at "+file+":17")
+	tracebackEndsWith(t, second, "      [job] once #1 scheduled at "+file+":17")
 	want = "a job fails inside another job: " + file + ":16: inner boom\n" +
 		"    stack traceback:\n" +
-		"    \t[G]: in function 'error'\n" +
-		"    \t" + file + ":16: in function <" + file + ":16>\n" +
-		"    \t[job] once #1 scheduled at " + file + ":16\n" +
-		"    \t[G]: in function 'advance'\n" +
-		"    \t" + file + ":18: in function <" + file + ":17>\n" +
-		"    \t[job] once #1 scheduled at " + file + ":17\n" +
+		"      [G]: in function 'error'\n" +
+		"      " + file + ":16: in function <" + file + ":16>\n" +
+		"      [job] once #1 scheduled at " + file + ":16\n" +
+		"      [G]: in function 'advance'\n" +
+		"      " + file + ":18: in function <" + file + ":17>\n" +
+		"      [job] once #1 scheduled at " + file + ":17\n" +
 		"0 passed, 2 failed\n"
 	if code != 1 || second != want {
 		t.Errorf("test: exit %d, stdout:\n%s\nwant it to end:\n%s", code, out, want)
@@ -81,7 +81,8 @@ func tracebackEndsWith(t *testing.T, out, last string) {
 	_, tb, _ := strings.Cut(out, "stack traceback:\n")
 	lines := strings.Split(tb, "\n")
 	i := 0
-	for i < len(lines) && strings.HasPrefix(strings.TrimLeft(lines[i], " "), "\t") {
+	// run prints frames after a tab; test's report indents them by six spaces.
+	for i < len(lines) && (strings.HasPrefix(lines[i], "\t") || strings.HasPrefix(lines[i], "      ")) {
 		i++
 	}
 	if i == 0 || lines[i-1] != last {

@@ -2,10 +2,13 @@ package luatest
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/yuin/gopher-lua"
 
+	"github.com/metronome-rt/metronome/internal/nearest"
 	"github.com/metronome-rt/metronome/lua/scripting"
 )
 
@@ -20,6 +23,7 @@ func (s *suite) newMeta() *lua.LTable {
 	L := s.L
 	methods := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
 		"eq":    s.eq,
+		"near":  s.near,
 		"ok":    s.ok,
 		"error": s.errorCheck,
 		"skip":  s.skip,
@@ -33,14 +37,30 @@ func (s *suite) newMeta() *lua.LTable {
 			L.Push(lua.LString(t.res.Name))
 			return 1
 		}
-		L.Push(methods.RawGetString(key))
-		return 1
+		if m := methods.RawGetString(key); m != lua.LNil {
+			L.Push(m)
+			return 1
+		}
+		L.RaiseError("%s", noMethod(methods, key))
+		return 0
 	}))
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LString(fmt.Sprintf("test %q", L.CheckUserData(1).Value.(*T).res.Name)))
 		return 1
 	}))
 	return mt
+}
+
+// noMethod is the error for t.key, a name the test object lacks.
+func noMethod(methods *lua.LTable, key string) string {
+	names := []string{"name"}
+	methods.ForEach(func(k, _ lua.LValue) { names = append(names, lua.LVAsString(k)) })
+	slices.Sort(names)
+	msg := "test has no method '" + key + "'"
+	if near := nearest.Names(key, names, 3); len(near) > 0 {
+		return msg + nearest.Phrase(near)
+	}
+	return msg + " (methods: " + strings.Join(names, ", ") + ")"
 }
 
 // checkT returns the test a method was called on, and refuses t.eq(...) (a
@@ -63,9 +83,10 @@ func (s *suite) checkT(L *lua.LState, method string) *T {
 func (s *suite) fail(L *lua.LState, t *T, msg string, details ...string) {
 	if t.res.Status != Fail {
 		t.res.Status = Fail
-		t.res.Line = s.fileLine(L)
-		t.res.Message = msg
-		t.res.Details = details
+		t.res.Line, t.res.Message, t.res.Details = s.checkLine(L), msg, details
+		if at := s.helperAt(L, t.res.Line); at != "" {
+			t.res.Details = append([]string{at}, details...)
+		}
 	}
 	L.Error(s.stop, 0)
 }
@@ -97,6 +118,31 @@ func (s *suite) eq(L *lua.LState) int {
 			strings.TrimPrefix(d.path, "."), renderLine(L, d.got), renderLine(L, d.want)))
 	}
 	s.fail(L, t, msg, details...)
+	return 0
+}
+
+// near is t:near(got, want, tol [, msg]): numbers within tol of each
+// other, for floats whose last bits depend on the order of operations.
+func (s *suite) near(L *lua.LState) int {
+	t := s.checkT(L, "near")
+	num := func(i int, name string) float64 {
+		n, ok := L.Get(i).(lua.LNumber)
+		if !ok {
+			L.RaiseError("t:near: %s must be a number, got %s %s", name, L.Get(i).Type(), render(L, L.Get(i)))
+		}
+		return float64(n)
+	}
+	got, want, tol := num(2, "got"), num(3, "want"), num(4, "tol")
+	if !(tol >= 0) || math.IsInf(tol, 0) {
+		L.RaiseError("t:near: tol must be a finite number >= 0, got %s", describe(L, L.Get(4)))
+	}
+	if got == want || math.Abs(got-want) <= tol {
+		return 0
+	}
+	s.fail(L, t, optMessage(L, 5, "values are not near"),
+		"got: "+render(L, L.Get(2)),
+		fmt.Sprintf("want: %s ± %s", render(L, L.Get(3)), render(L, L.Get(4))),
+		"off by: "+render(L, lua.LNumber(math.Abs(got-want))))
 	return 0
 }
 

@@ -18,6 +18,8 @@
 //	                         and cycle-safe; values with an __eq metamethod
 //	                         compare with ==; metatables are otherwise ignored
 //	t:ok(cond [, msg])       cond is neither nil nor false
+//	t:near(got, want, tol [, msg])
+//	                         numbers within tol: |got - want| <= tol
 //	t:error(fn [, text])     fn raises an error whose message (a string, or
 //	                         the value's __tostring) contains text as plain
 //	                         text, not a Lua pattern; without text, any error
@@ -43,9 +45,11 @@
 // one reported. test, describe and the hooks are refused once the main
 // chunk has finished.
 //
-// A failing assertion stops its test; the line reported is the line in the
-// test file that made the call (also when the call came through a helper in
-// another file). A test that raises any other error fails with the message
+// A failing assertion stops its test; the line reported is the line of the
+// test's own function (or hook's) that made the call, directly or through
+// helpers; a helper in the test file adds its line as the first detail
+// ("checked at x_test.lua:4, in function 'check'"). Without the test's
+// function on the stack, it is the innermost line of the test file. A test that raises any other error fails with the message
 // and a traceback. Either way the remaining tests of the file still run.
 // A report stays short: a traceback of at most 40 frames, an error's text
 // cut to 16 KiB (an error object's __tostring called with a budget of its

@@ -9,14 +9,22 @@ import (
 	"time"
 )
 
-// Verbose is the line `metronome test -v` prints for a result as it comes:
-// its status, file, full name and wall time, "pass tests/a_test.lua: adds
-// (1.2ms)". A file that failed to load shows without a name and time.
+// Verbose is what `metronome test -v` prints for a result as it comes: a
+// line with its status, file, full name and wall time, "pass
+// tests/a_test.lua: adds (1.2ms)", then, for a test that did not fail, its
+// t:log lines indented ("    log: ..."; a failure's come with its report
+// block). A file that failed to load shows without a name and time.
 func Verbose(r Result) string {
 	if r.Name == "" {
 		return fmt.Sprintf("%-4s %s", r.Status, r.where())
 	}
-	return fmt.Sprintf("%-4s %s: %s (%s)", r.Status, r.where(), r.Name, r.Elapsed.Round(time.Microsecond))
+	line := fmt.Sprintf("%-4s %s: %s (%s)", r.Status, r.where(), r.Name, r.Elapsed.Round(time.Microsecond))
+	if r.Status != Fail {
+		for _, l := range r.Logs {
+			line += "\n    log: " + l
+		}
+	}
+	return line
 }
 
 // where is the result's file, or "(run)" for a failure of the whole run
@@ -132,9 +140,10 @@ type (
 
 // ReportJUnit writes results as JUnit XML: a testsuite per file (in the
 // order the files ran) holding a testcase per test, named by its full name,
-// with classname the file. A failed test has a <failure> whose text is its
-// report block; a file that failed to load, or a run whose filter matched
-// nothing, is a testcase named "(load)" or "(run)" with an <error>. t:log
+// with classname the file. A failed check gives a <failure> whose text is
+// the report block, and an error the test raised an <error>; a file that
+// failed to load, or a run whose filter matched nothing, is a testcase
+// named "(load)" or "(run)" with an <error>. t:log
 // lines go to the testcase's <system-out>. Times are wall seconds.
 func ReportJUnit(w io.Writer, results []Result) error {
 	var doc junitSuites
@@ -154,6 +163,10 @@ func ReportJUnit(w io.Writer, results []Result) error {
 			if r.File == "" {
 				c.Name = "(run)"
 			}
+			c.Error = &junitProblem{Message: firstLine(r.Message), Type: "error", Text: r.String()}
+			s.Errors++
+		case r.Status == Fail && r.Errored:
+			r.Logs = nil
 			c.Error = &junitProblem{Message: firstLine(r.Message), Type: "error", Text: r.String()}
 			s.Errors++
 		case r.Status == Fail:

@@ -280,7 +280,7 @@ func TestJUnitReadsBack(t *testing.T) {
 	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
-	if doc.Tests != 4 || doc.Failures != 1 || doc.Errors != 1 || doc.Skipped != 1 || len(doc.Suites) != 2 {
+	if doc.Tests != 7 || doc.Failures != 1 || doc.Errors != 3 || doc.Skipped != 1 || len(doc.Suites) != 2 {
 		t.Fatalf("counts: %+v", doc)
 	}
 	cases := doc.Suites[0].Cases

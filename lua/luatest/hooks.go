@@ -148,7 +148,7 @@ func (s *suite) call(t *T, ud *lua.LUserData, fn *lua.LFunction, what string) bo
 	err := scripting.PCall(s.L, 1, 0, s.handler)
 	s.running = nil
 	if err != nil && t.res.Status != Fail && !(t.res.Status == Skip && s.caughtStop(err)) {
-		t.res.Status = Fail
+		t.res.Status, t.res.Errored = Fail, true
 		t.res.Line, t.res.Message, t.res.Details = s.failure(err)
 	}
 	return t.res.Status == Pass

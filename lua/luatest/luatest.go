@@ -81,6 +81,7 @@ type Result struct {
 	Line    int           // for a failure, the line in File where it happened; 0 if unknown
 	Message string        // why the test failed, or the skip reason
 	Details []string      // lines that explain a failure: got / want, a traceback
+	Errored bool          // the failure is an error the test raised, not a failed check
 	Logs    []string      // what the test passed to t:log, in order
 	Elapsed time.Duration // wall time of the test with its hooks; 0 for a file that failed to load
 }
@@ -194,6 +195,9 @@ func CompileFilter(pattern string) (func(name string) bool, error) {
 	}
 	if _, err := pm.Find(pattern, nil, 0, 1); err != nil {
 		return nil, fmt.Errorf("filter %q is not a Lua pattern: %v", pattern, err)
+	}
+	if strings.Contains(pattern, `\|`) || strings.Contains(pattern, "|") && !strings.Contains(pattern, "%|") {
+		return nil, fmt.Errorf("filter %q is a Lua pattern, which has no alternation: '|' matches itself; run one pattern per name, or one that all the names match", pattern)
 	}
 	return func(name string) bool {
 		m, err := pm.Find(pattern, []byte(name), 0, 1)
@@ -326,7 +330,18 @@ func (s *suite) failure(err error) (int, string, []string) {
 	if c.line > 0 {
 		msg = strings.TrimPrefix(msg, fmt.Sprintf("%s:%d: ", s.file, c.line))
 	}
-	return c.line, msg, c.traceback
+	// An error from a callback carries its own traceback in its text: it
+	// goes with the details, where a test body's traceback is, followed by
+	// the frames that led to the callback.
+	details := c.traceback
+	if head, trace, ok := strings.Cut(msg, "\nstack traceback:\n"); ok {
+		msg = head
+		details = splitTrace("stack traceback:\n" + trace)
+		if len(c.traceback) > 1 {
+			details = append(details, c.traceback[1:]...)
+		}
+	}
+	return c.line, msg, details
 }
 
 func splitTrace(trace string) []string {
@@ -352,6 +367,40 @@ func (s *suite) fileLine(L *lua.LState) int {
 		return true
 	})
 	return line
+}
+
+// checkLine is the line of the running test's (or hook's) own function
+// where a failed check was called from, directly or through helpers; the
+// innermost line of the test file when that function is not on the stack.
+func (s *suite) checkLine(L *lua.LState) int {
+	line := 0
+	scripting.WalkStack(L, 1, func(f scripting.StackFrame) bool {
+		if s.running != nil && f.Fn == s.running && f.Debug.CurrentLine > 0 {
+			line = f.Debug.CurrentLine
+			return false
+		}
+		return true
+	})
+	if line == 0 {
+		return s.fileLine(L)
+	}
+	return line
+}
+
+// helperAt describes where in a helper of the test file the failed check
+// ran, or "" when that is the test's own line.
+func (s *suite) helperAt(L *lua.LState, testLine int) string {
+	var at string
+	scripting.WalkStack(L, 1, func(f scripting.StackFrame) bool {
+		if f.Fn == nil || f.Fn.IsG || f.Debug.Source != s.file || f.Debug.CurrentLine <= 0 {
+			return true
+		}
+		if f.Fn != s.running && f.Debug.CurrentLine != testLine {
+			at = fmt.Sprintf("checked at %s:%d, in %s", f.Debug.Source, f.Debug.CurrentLine, f.What())
+		}
+		return false
+	})
+	return at
 }
 
 // traceback describes the stack from the frame that raised the error (level

@@ -49,6 +49,7 @@ func PreloadHostModules(L *lua.LState, h *hostservices.Host, quit func()) {
 func loadAppHostServices(L *lua.LState) int {
 	mod := L.NewTable()
 	setFuncs(L, mod, dotCalled(mod, "app-host.services", "services", map[string]lua.LGFunction{"make-scheduler": makeScheduler}))
+	strictModule(L, "app-host.services", mod)
 	L.Push(mod)
 	return 1
 }
@@ -86,6 +87,7 @@ func buildHostMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
 	setFuncs(L, methods, hostMethods)
 	setFuncs(L, methods, hostClockMethods)
+	strictMethods(L, hostType, methods)
 	mt.RawSetString("__index", methods)
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		h := checkHost(L, "tostring")

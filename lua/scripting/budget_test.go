@@ -350,3 +350,40 @@ func TestDrainSpanBoundsStepsTogether(t *testing.T) {
 		t.Fatalf("a step after Restart: %v", err)
 	}
 }
+
+// A callback's deadline stands after it returns while its drain's Go code
+// runs on; should it pass there, the trip has no owner: the next callback
+// and the rest of the drain run as if it had not.
+func TestBudgetPassedBetweenCallbacksBlamesNoOne(t *testing.T) {
+	L, _ := budgetState(t, Options{Budget: testBudget, DrainBudget: time.Hour})
+	if err := chunk(t, L, `n = 0 function cb() n = n + 1 end`); err != nil {
+		t.Fatal(err)
+	}
+	cb := L.GetGlobal("cb").(*lua.LFunction)
+	g, cbs := governorOf(L), callbacksOf(L)
+	err := Drain(L, "advance", func() error {
+		L.Push(cb)
+		if err := cbs.call(L, cb, 0); err != nil {
+			return err
+		}
+		// The Go code after the callback outlives its budget: the timer
+		// ticks past the callback's deadline.
+		for range g.budgetTicks + 2 {
+			g.tick()
+		}
+		if !g.tripped() {
+			t.Error("the timer did not trip past the stale deadline")
+		}
+		L.Push(cb)
+		return cbs.call(L, cb, 0)
+	})
+	if err != nil {
+		t.Fatalf("a trip with no owner surfaced: %v", err)
+	}
+	if err := chunk(t, L, `for i = 1, 1000 do n = n + 1 end`); err != nil {
+		t.Fatalf("next chunk: %v", err)
+	}
+	if n := L.GetGlobal("n"); n != lua.LNumber(1002) {
+		t.Fatalf("n = %v, want 1002", n)
+	}
+}

@@ -185,7 +185,7 @@ func TestBadInputCatalogue(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
-	for _, rows := range [][]catalogueRow{catalogueTemporal, catalogueScheduler, catalogueHost, catalogueTimers, catalogueEventLoop} {
+	for _, rows := range [][]catalogueRow{catalogueTemporal, catalogueScheduler, catalogueHost, catalogueTimers, catalogueEventLoop, catalogueNames} {
 		for _, r := range rows {
 			if seen[r.name] {
 				t.Fatalf("two rows named %q", r.name)

@@ -204,6 +204,7 @@ var keyDebouncerMethods = map[string]lua.LGFunction{
 func buildKeyDebouncerMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
 	setFuncs(L, methods, keyDebouncerMethods)
+	strictMethods(L, keyDebouncerType, methods)
 	mt.RawSetString("__index", methods)
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		ld := checkKeyDebouncer(L, "tostring")

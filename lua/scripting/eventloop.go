@@ -105,6 +105,7 @@ func loopLimitOption(o *options, def int64) int64 {
 func loadEventLoop(L *lua.LState) int {
 	mod := L.NewTable()
 	setFuncs(L, mod, dotCalled(mod, "event-loop", "EventLoop", map[string]lua.LGFunction{"new": eventLoopNew}))
+	strictModule(L, "event-loop", mod)
 	L.Push(mod)
 	return 1
 }
@@ -135,7 +136,7 @@ func eventLoopNew(L *lua.LState) int {
 			clock = loop.NewVirtualClockAt(time.Duration(math.Round(float64(n) * 1e6)))
 		}
 		if real {
-			checkWallClock(L, "event-loop.new")
+			checkWallClock(L, "event-loop.new", `clock = "virtual" (the default)`)
 			clock = loop.NewRealClock()
 		}
 	}
@@ -156,6 +157,7 @@ func eventLoopNew(L *lua.LState) int {
 func buildEventLoopMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
 	setFuncs(L, methods, eventLoopMethods)
+	strictMethods(L, eventLoopType, methods)
 	mt.RawSetString("__index", methods)
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		l := checkLoop(L, "tostring")

@@ -198,7 +198,11 @@ func buildHandleMeta(L *lua.LState, mt *lua.LTable) {
 			L.Push(lua.LNumber(lh.h.ID()))
 			return 1
 		}
-		L.Push(methods.RawGet(L.Get(2)))
+		if m := methods.RawGet(L.Get(2)); m != lua.LNil {
+			L.Push(m)
+			return 1
+		}
+		noMethod(L, handleType, methods, L.Get(2), "id")
 		return 1
 	}))
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
@@ -213,6 +217,6 @@ func checkHandle(L *lua.LState, fn string) *luaHandle {
 			return h
 		}
 	}
-	argError(L, 1, fn, "handle expected, got "+describe(L.Get(1)))
+	argError(L, 1, fn, "handle expected, got "+describe(L.Get(1))+" (call methods with ':')")
 	return nil
 }

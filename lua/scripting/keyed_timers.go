@@ -2,6 +2,7 @@ package scripting
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/yuin/gopher-lua"
@@ -518,7 +519,11 @@ func buildTimerMeta(L *lua.LState, mt *lua.LTable) {
 		case "generation":
 			L.Push(lua.LNumber(lt.t.Generation()))
 		default:
-			L.Push(methods.RawGet(L.Get(2)))
+			if m := methods.RawGet(L.Get(2)); m != lua.LNil {
+				L.Push(m)
+				break
+			}
+			noMethod(L, timerHandleType, methods, L.Get(2), "id", "key", "generation")
 		}
 		return 1
 	}))
@@ -569,6 +574,7 @@ func buildCompletionMeta(L *lua.LState, mt *lua.LTable) {
 			return 2
 		},
 	})
+	strictMethods(L, completionType, methods)
 	mt.RawSetString("__index", methods)
 }
 
@@ -585,6 +591,14 @@ func checkCompletion(L *lua.LState, fn string) *sched.Completion {
 // newOwner is s:owner{ lease = d, id = "spot-42" }.
 func newOwner(L *lua.LState, fn string, mk func(id string, lease temporal.Duration) (*sched.Owner, error), claimed func(id string, a sched.Admitter) (*sched.Owner, error)) {
 	opts := checkOptions(L, 2, fn, []string{"lease", "id"}, nil)
+	if n, isNum := opts.get("lease").(lua.LNumber); isNum {
+		// An owner is typed-scheduler only: no millisecond spelling to point to.
+		example := "Temporal.duration{ seconds = 30 }, for example"
+		if f := float64(n); f == math.Trunc(f) && math.Abs(f) < 1e15 {
+			example = fmt.Sprintf("Temporal.duration{ milliseconds = %s } or { seconds = %s }", formatNumber(f), formatNumber(f))
+		}
+		opts.fail("lease", "a Temporal.duration (a number has no unit: write "+example+")")
+	}
 	lease := opts.duration("lease", true)
 	if lease <= 0 {
 		opts.fail("lease", "a Temporal.duration > 0")
@@ -633,7 +647,11 @@ func buildOwnerMeta(L *lua.LState, mt *lua.LTable) {
 			}
 			return 1
 		}
-		L.Push(methods.RawGet(L.Get(2)))
+		if m := methods.RawGet(L.Get(2)); m != lua.LNil {
+			L.Push(m)
+			return 1
+		}
+		noMethod(L, ownerType, methods, L.Get(2), "id")
 		return 1
 	}))
 }

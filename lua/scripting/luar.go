@@ -2,6 +2,7 @@ package scripting
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/yuin/gopher-lua"
 	luar "layeh.com/gopher-luar"
@@ -35,4 +36,34 @@ func Expose(L *lua.LState, name string, v any) {
 		L.Push(luar.New(L, v))
 		return 1
 	}))
+}
+
+// Func is fn, a plain Go function, as a Lua function: gopher-luar converts
+// its arguments from Lua and its results back, so a host hands scripts a Go
+// function without writing an lua.LGFunction. A final error result is not
+// returned: a non-nil one is raised as a Lua error, at the script's call.
+// Set the function where scripts find it, in a module table or a field of
+// an exposed value. Like Expose, it is the cold path; Func panics if fn is
+// not a function.
+func Func(L *lua.LState, fn any) lua.LValue {
+	t := reflect.TypeOf(fn)
+	if fn == nil || t.Kind() != reflect.Func {
+		panic(fmt.Sprintf("scripting.Func: want a Go function, got %T", fn))
+	}
+	f := luar.New(L, fn)
+	if t.NumOut() == 0 || t.Out(t.NumOut()-1) != reflect.TypeFor[error]() {
+		return f
+	}
+	return L.NewFunction(func(L *lua.LState) int {
+		L.Insert(f, 1)
+		L.Call(L.GetTop()-1, lua.MultRet)
+		n := L.GetTop()
+		if ud, ok := L.Get(n).(*lua.LUserData); ok {
+			if err, ok := ud.Value.(error); ok {
+				L.RaiseError("%s", err.Error())
+			}
+		}
+		L.Pop(1) // the nil error
+		return n - 1
+	})
 }

@@ -1,9 +1,12 @@
 package scripting
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/yuin/gopher-lua"
 )
 
 // gameState is an embedding host's own value.
@@ -83,4 +86,41 @@ func TestExposePanicsOnEmptyName(t *testing.T) {
 		}
 	}()
 	Expose(L, "", 1)
+}
+
+// Func turns a plain Go function into one a script calls; a final error
+// result becomes a Lua error with the script's position.
+func TestFuncCallsGo(t *testing.T) {
+	L := NewState(Options{})
+	defer L.Close()
+	L.SetGlobal("add", Func(L, func(a, b int) int { return a + b }))
+	L.SetGlobal("fail", Func(L, func(s string) (string, error) { return "", errors.New("no " + s) }))
+	if err := L.DoString(`n = add(2, 3) ok, msg = pcall(fail, "goblins")`); err != nil {
+		t.Fatal(err)
+	}
+	if n := L.GetGlobal("n"); n != lua.LNumber(5) {
+		t.Fatalf("add(2, 3) = %v, want 5", n)
+	}
+	if ok, msg := L.GetGlobal("ok"), L.GetGlobal("msg").String(); ok != lua.LFalse || !strings.Contains(msg, "no goblins") {
+		t.Fatalf("pcall(fail) = %v, %q; want false and the Go error", ok, msg)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Func(L, 42) did not panic")
+		}
+	}()
+	Func(L, 42)
+}
+
+// Func drops a nil final error from the results.
+func TestFuncDropsANilError(t *testing.T) {
+	L := NewState(Options{})
+	defer L.Close()
+	L.SetGlobal("name", Func(L, func() (string, error) { return "ada", nil }))
+	if err := L.DoString(`a, b = name()`); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := L.GetGlobal("a"), L.GetGlobal("b"); a != lua.LString("ada") || b != lua.LNil {
+		t.Fatalf("name() = %v, %v; want ada and nothing", a, b)
+	}
 }

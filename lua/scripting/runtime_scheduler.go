@@ -27,6 +27,7 @@ func (*luaScheduler) luaTypeName() string { return schedulerType }
 func loadRuntimeScheduler(L *lua.LState) int {
 	mod := L.NewTable()
 	setFuncs(L, mod, dotCalled(mod, "runtime-scheduler", "RuntimeScheduler", map[string]lua.LGFunction{"create": schedulerCreate}))
+	strictModule(L, "runtime-scheduler", mod)
 	L.Push(mod)
 	return 1
 }
@@ -65,6 +66,7 @@ func clockOption(L *lua.LState, fn string) temporal.Clock {
 func buildSchedulerMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
 	setFuncs(L, methods, schedulerMethods)
+	strictMethods(L, schedulerType, methods)
 	mt.RawSetString("__index", methods)
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		ls := checkScheduler(L, "tostring")

@@ -143,7 +143,11 @@ func buildSpawnMeta(L *lua.LState, mt *lua.LTable) {
 			L.Push(lua.LNumber(t.ID()))
 			return 1
 		}
-		L.Push(methods.RawGet(L.Get(2)))
+		if m := methods.RawGet(L.Get(2)); m != lua.LNil {
+			L.Push(m)
+			return 1
+		}
+		noMethod(L, spawnHandleType, methods, L.Get(2), "id")
 		return 1
 	}))
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {

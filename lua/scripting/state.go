@@ -598,11 +598,16 @@ func (sb *sandbox) installRequire(L *lua.LState) {
 			L.Push(loader)
 			return 1
 		}
+		if alias := snakeModule(L, preload, name); alias != nil {
+			L.Push(alias)
+			return 1
+		}
 		L.Push(lua.LString(fmt.Sprintf("no field package.preload['%s']", name)))
 		return 1
 	}))
 	loaders.Append(L.NewFunction(sb.loadFromScriptDir))
 	pkg.RawSetString("loaders", loaders)
+	L.SetGlobal("require", L.NewFunction(requireModule))
 	// gopher-lua's require reads the loaders from the registry.
 	L.SetField(L.Get(lua.RegistryIndex), "_LOADERS", loaders)
 

@@ -107,6 +107,7 @@ func newTemporalMetatables(L *lua.LState) {
 		mt := L.NewTypeMetatable(kind)
 		idx := L.NewTable()
 		setFuncs(L, idx, methods)
+		strictMethods(L, kind, idx)
 		mt.RawSetString("__index", idx)
 		mt.RawSetString("__tostring", tostring)
 		mt.RawSetString("__metatable", lua.LString(kind))
@@ -122,6 +123,8 @@ func newTemporalMetatables(L *lua.LState) {
 	newMeta(durationType, map[string]lua.LGFunction{
 		"total-ms": durationTotalMs,
 		"total-ns": durationTotalNs,
+		"round":    durationRound,
+		"floor":    durationFloor,
 	}, true)
 	newMeta(instantType, map[string]lua.LGFunction{
 		"epoch-ms":        instantEpochMs,
@@ -244,10 +247,13 @@ func loadTemporal(L *lua.LState) int {
 		"system": clockSystem,
 	})
 	mod.RawSetString("clock", clock)
+	strictModule(L, "temporal.instant", instant)
+	strictModule(L, "temporal.clock", clock)
 
 	setFuncs(L, mod, map[string]lua.LGFunction{
 		"recurrence-set": recurrenceSetNew,
 	})
+	strictModule(L, "temporal", mod)
 	L.Push(mod)
 	return 1
 }
@@ -377,9 +383,9 @@ func durationParse(L *lua.LState) int {
 	const fn = "duration.parse"
 	s, ok := L.Get(1).(lua.LString)
 	if !ok {
-		argError(L, 1, fn, "ISO 8601 string expected (such as \"PT1.5S\"), got "+describe(L.Get(1)))
+		argError(L, 1, fn, "string expected (ISO 8601 such as \"PT1.5S\" or a short form such as \"90s\"), got "+describe(L.Get(1)))
 	}
-	d, err := temporal.ParseDuration(string(s))
+	d, err := temporal.ParseDurationText(string(s))
 	if err != nil {
 		raiseError(L, luaCall{fn: fn}, err)
 	}
@@ -408,6 +414,31 @@ func checkDurationSelf(L *lua.LState, method string) temporal.Duration {
 		argError(L, 1, method, fmt.Sprintf("a Temporal.duration expected (call it as d:%s()), got %s", snake(method), describe(L.Get(1))))
 	}
 	return d
+}
+
+// durationRound is d:round(unit): the multiple of unit nearest d, halfway
+// away from zero.
+func durationRound(L *lua.LState) int {
+	return durationToUnit(L, "round", temporal.Duration.Round)
+}
+
+// durationFloor is d:floor(unit): the greatest multiple of unit <= d.
+func durationFloor(L *lua.LState) int {
+	return durationToUnit(L, "floor", temporal.Duration.Floor)
+}
+
+func durationToUnit(L *lua.LState, method string, f func(temporal.Duration, temporal.Duration) (temporal.Duration, error)) int {
+	d := checkDurationSelf(L, method)
+	unit, ok := toDuration(L.Get(2))
+	if !ok || unit <= 0 {
+		argError(L, 2, method, "unit must be a Temporal.duration > 0, got "+describe(L.Get(2)))
+	}
+	r, err := f(d, unit)
+	if err != nil {
+		raise(L, "%s: %v", method, err)
+	}
+	pushDuration(L, r)
+	return 1
 }
 
 func durationTotalMs(L *lua.LState) int {
@@ -705,13 +736,41 @@ func temporalMul(L *lua.LState) int {
 			pushDuration(L, r)
 			return 1
 		}
+		if n, isNum := k.(lua.LNumber); isNum && !math.IsNaN(float64(n)) && !math.IsInf(float64(n), 0) {
+			r, err := d.Scale(float64(n))
+			if err != nil {
+				raise(L, "bad operands to '*' (%v)", err)
+			}
+			pushDuration(L, r)
+			return 1
+		}
 	}
-	badOperands(L, "*", a, b, "a duration multiplies by an integer number only")
+	badOperands(L, "*", a, b, "a duration multiplies by a finite number only")
 	return 0
 }
 
+// temporalDiv is d / n, exact: a quotient that is not a whole number of
+// nanoseconds is an error, never rounded.
 func temporalDiv(L *lua.LState) int {
-	badOperands(L, "/", L.Get(1), L.Get(2), "durations do not divide: they are exact nanoseconds; multiply by an integer or use Temporal.duration{nanoseconds = ...}")
+	a, b := L.Get(1), L.Get(2)
+	if d, ok := toDuration(a); ok {
+		if n, isNum := b.(lua.LNumber); isNum && !math.IsNaN(float64(n)) && !math.IsInf(float64(n), 0) {
+			r, err := d.Div(float64(n))
+			if err != nil {
+				hint := ""
+				if errors.Is(err, temporal.ErrInexact) {
+					hint = "; floor or round it first, such as d:floor(unit) / n, with a unit n divides"
+				}
+				raise(L, "bad operands to '/' (%v%s)", err, hint)
+			}
+			pushDuration(L, r)
+			return 1
+		}
+		if _, isDur := toDuration(b); isDur {
+			badOperands(L, "/", a, b, "a duration divides by a number only; for a ratio use d1:total_ns() / d2:total_ns()")
+		}
+	}
+	badOperands(L, "/", a, b, "a duration divides by a finite number only")
 	return 0
 }
 
@@ -820,7 +879,7 @@ func clockFixed(L *lua.LState) int {
 }
 
 func clockSystem(L *lua.LState) int {
-	checkWallClock(L, "clock.system")
+	checkWallClock(L, "clock.system", "Temporal.clock.fixed(t)")
 	L.Push(newClock(L, temporal.System(), "system"))
 	return 1
 }

@@ -77,6 +77,7 @@ func loadRuntimeTimers(L *lua.LState, tm func() *compat.Timers) int {
 			return 1
 		},
 	}))
+	strictModule(L, "runtime-timers", mod)
 	L.Push(mod)
 	return 1
 }
@@ -165,6 +166,7 @@ var debouncerMethods = map[string]lua.LGFunction{
 func buildDebouncerMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
 	setFuncs(L, methods, debouncerMethods)
+	strictMethods(L, debouncerType, methods)
 	mt.RawSetString("__index", methods)
 	mt.RawSetString("__call", L.NewFunction(debounceCall))
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {

@@ -42,10 +42,11 @@ func clockPolicyOf(L *lua.LState) *clockPolicy {
 // defaultClock is the clock of a create{} or make-scheduler{} without one.
 func defaultClock(L *lua.LState) temporal.Clock { return clockPolicyOf(L).def }
 
-// checkWallClock raises unless L may read the wall clock.
-func checkWallClock(L *lua.LState, fn string) {
+// checkWallClock raises unless L may read the wall clock, naming instead
+// as what to use.
+func checkWallClock(L *lua.LState, fn, instead string) {
 	if !clockPolicyOf(L).wall {
 		raise(L, "%s: the wall clock is refused: this state runs on a virtual clock, so a run repeats; "+
-			"use Temporal.clock.fixed(t), or allow the wall clock with --allow-wallclock (Options.AllowWallClock in Go)", fn)
+			"use %s, or allow the wall clock with --allow-wallclock (Options.AllowWallClock in Go)", fn, instead)
 	}
 }

@@ -24,17 +24,21 @@
 ---`Temporal.duration{ seconds = 1 }` makes a duration.
 ---@class Temporal.DurationModule
 ---@overload fun(fields: Temporal.DurationFields): Temporal.Duration
----@field parse fun(iso: string): Temporal.Duration ISO 8601, time units only ("PT0.25S")
+---@field parse fun(text: string): Temporal.Duration ISO 8601, time units only ("PT0.25S"), or the short form of --until ("90s", "1h30m")
 ---@field ["from-ms"] fun(ms: number): Temporal.Duration rounds to the nearest nanosecond
 ---@field from_ms fun(ms: number): Temporal.Duration rounds to the nearest nanosecond
 
----An exact span of time in nanoseconds. `+ - == < <=`, unary `-`, `*` by an
----integer; tostring gives ISO 8601 (`PT1H30M`).
+---An exact span of time in nanoseconds. `+ - == < <=`, unary `-`, `*` and `/`
+---by a number (exact: a fraction of a nanosecond is an error); tostring
+---gives ISO 8601 (`PT1H30M`).
 ---@class Temporal.Duration
 ---@operator add(Temporal.Duration): Temporal.Duration
 ---@operator sub(Temporal.Duration): Temporal.Duration
----@operator mul(integer): Temporal.Duration
+---@operator mul(number): Temporal.Duration
+---@operator div(number): Temporal.Duration
 ---@operator unm: Temporal.Duration
+---@field round fun(self: Temporal.Duration, unit: Temporal.Duration): Temporal.Duration the multiple of unit nearest, halfway away from zero
+---@field floor fun(self: Temporal.Duration, unit: Temporal.Duration): Temporal.Duration the greatest multiple of unit at or below
 ---@field ["total-ms"] fun(self: Temporal.Duration): number milliseconds, a float
 ---@field total_ms fun(self: Temporal.Duration): number milliseconds, a float
 ---@field ["total-ns"] fun(self: Temporal.Duration): integer nanoseconds; an error past 2^53

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/metronome-rt/metronome/runtime/internal/timerq"
+	"github.com/metronome-rt/metronome/runtime/wheel"
 )
 
 // Strategy says where a [Service] runs its due callbacks: [Inline] or
@@ -40,9 +41,9 @@ func (s Strategy) String() string {
 // on the default wheel.
 type ServiceOptions struct {
 	Strategy Strategy
-	// Geometry of the wheel; the zero value is timerq's default, 24 h at
+	// Geometry of the wheel; the zero value is wheel.Default(), 24 h at
 	// 1 ms. Deadlines beyond it wait in the wheel's overflow level.
-	Geometry timerq.Geometry
+	Geometry wheel.Geometry
 	// Shards of the wheel, each with its own lock (1 to 256, rounded up to
 	// a power of two); 0 is twice GOMAXPROCS.
 	Shards int
@@ -104,13 +105,15 @@ func NewService(opts ServiceOptions) (*Service, error) {
 	if opts.Strategy.pool && opts.Strategy.workers < 1 {
 		return nil, &OptionError{Method: "NewService", Param: "Strategy", Want: "Inline() or Pool(n) with n >= 1", Got: opts.Strategy}
 	}
-	g := opts.Geometry
-	if g.Tick == 0 && g.Slots == nil {
-		g = timerq.DefaultGeometry()
+	geo := opts.Geometry
+	if geo.IsZero() {
+		geo = wheel.Default()
 	}
-	if err := g.Validate(); err != nil {
-		return nil, &OptionError{Method: "NewService", Param: "Geometry", Err: err}
+	var fe *wheel.FieldError
+	if err := geo.Check(); errors.As(err, &fe) {
+		return nil, &OptionError{Method: "NewService", Param: "Geometry." + fe.Field, Want: fe.Want, Got: fe.Got}
 	}
+	g := timerq.Geometry{Tick: int64(geo.Tick), Slots: geo.Slots}
 	shards := opts.Shards
 	if shards == 0 {
 		shards = min(2*runtime.GOMAXPROCS(0), 256)

@@ -16,7 +16,8 @@ import (
 	"time"
 
 	"github.com/metronome-rt/metronome/runtime/driver"
-	"github.com/metronome-rt/metronome/runtime/internal/timerq"
+	"github.com/metronome-rt/metronome/runtime/wheel"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 var strategies = []driver.Strategy{driver.Inline(), driver.Pool(1), driver.Pool(3)}
@@ -313,7 +314,8 @@ func TestServiceBadInputs(t *testing.T) {
 		{driver.ServiceOptions{Strategy: driver.Pool(-2)}, "NewService: Strategy: want Inline() or Pool(n) with n >= 1, got Pool(-2)"},
 		{driver.ServiceOptions{Shards: 300}, "NewService: Shards: want 0 (the default) or 1 to 256, got 300"},
 		{driver.ServiceOptions{Shards: -1}, "NewService: Shards: want 0 (the default) or 1 to 256, got -1"},
-		{driver.ServiceOptions{Geometry: timerq.Geometry{Tick: 1}}, "NewService: Geometry: timerq.Geometry: 0 levels, want 1 to 8"},
+		{driver.ServiceOptions{Geometry: wheel.Geometry{Tick: 1}}, "NewService: Geometry.Slots: want 1 to 8 levels, got []"},
+		{driver.ServiceOptions{Geometry: wheel.Geometry{Tick: -1, Slots: []int{4}}}, "NewService: Geometry.Tick: want a duration > 0, got -PT0.000000001S"},
 	}
 	for _, c := range bad {
 		_, err := driver.NewService(c.opts)
@@ -332,7 +334,7 @@ func TestServiceTrace(t *testing.T) {
 		h := slog.NewTextHandler(lockedWriter{&mu, &buf}, &slog.HandlerOptions{Level: slog.LevelDebug})
 		s := newService(t, driver.ServiceOptions{
 			Logger:   slog.New(h),
-			Geometry: timerq.Geometry{Tick: int64(time.Millisecond), Slots: []int{10, 10}},
+			Geometry: wheel.Geometry{Tick: temporal.Millisecond, Slots: []int{10, 10}},
 			Shards:   1,
 		})
 		synctest.Wait()

@@ -1,6 +1,17 @@
 // Package sched is the typed scheduler: exact-nanosecond deadlines,
 // one-shot, interval and recurrence jobs, moved only by its host.
 //
+// A scheduler in a few lines:
+//
+//	s := sched.New(temporal.Fixed(start)) // virtual time: only Advance moves it
+//	h, err := s.ScheduleEvery(250*temporal.Millisecond, func() error {
+//		fmt.Println("tick at", s.Now())
+//		return nil
+//	})
+//	if err != nil { ... }                       // an *OptionError names the parameter
+//	err = s.Advance(temporal.Second)             // four ticks, then Now() is start+1s
+//	h.Cancel()                                   // no more ticks; true if it stopped one
+//
 // # Time
 //
 // New reads the clock once to fix the epoch; nothing here reads a clock after

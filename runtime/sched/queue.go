@@ -1,9 +1,10 @@
 package sched
 
 import (
-	"math/bits"
+	"errors"
 
 	"github.com/metronome-rt/metronome/runtime/internal/timerq"
+	"github.com/metronome-rt/metronome/runtime/wheel"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -95,22 +96,13 @@ func (q *queue) Clear() {
 	q.h.Clear()
 }
 
-// WheelGeometry is the shape of a scheduler's timer wheel (NewOnWheel):
-// the width of its finest slot and the number of slots on each level,
-// finest first. Each level's slot is as wide as the whole level below, so
-// the wheel spans Tick times the product of Slots, its horizon; deadlines
-// beyond it wait on an overflow level and come back as the wheel turns.
-type WheelGeometry struct {
-	Tick  temporal.Duration // width of a finest slot (> 0)
-	Slots []int             // slots per level, finest first: 1 to 8 levels, each 2 to 2^20
-}
+// WheelGeometry is the shape of a scheduler's timer wheel (NewOnWheel);
+// see package wheel.
+type WheelGeometry = wheel.Geometry
 
-// DefaultWheelGeometry is 50 x 1 ms, 10 x 50 ms, 36 x 500 ms and
-// 4800 x 18 s: 24 hours at 1 ms.
-func DefaultWheelGeometry() WheelGeometry {
-	g := timerq.DefaultGeometry()
-	return WheelGeometry{Tick: temporal.Duration(g.Tick), Slots: g.Slots}
-}
+// DefaultWheelGeometry is wheel.Default(): 50 x 1 ms, 10 x 50 ms,
+// 36 x 500 ms and 4800 x 18 s, 24 hours at 1 ms.
+func DefaultWheelGeometry() WheelGeometry { return wheel.Default() }
 
 // NewOnWheel returns a scheduler like New whose deadline queue is a
 // hierarchical timer wheel of geometry g instead of the heap. Everything
@@ -145,29 +137,11 @@ func newWheel(g WheelGeometry) (*timerq.Wheel[ref], error) {
 	return timerq.NewWheel[ref](timerq.Geometry{Tick: int64(g.Tick), Slots: g.Slots}, 0)
 }
 
-// checkGeometry is timerq.Geometry.Validate in the scheduler's terms.
+// checkGeometry is g.Check as an *OptionError of NewOnWheel.
 func checkGeometry(g WheelGeometry) error {
-	bad := func(param, want string, got any) error {
-		return &OptionError{Method: "NewOnWheel", Param: param, Want: want, Got: got}
+	var fe *wheel.FieldError
+	if err := g.Check(); errors.As(err, &fe) {
+		return &OptionError{Method: "NewOnWheel", Param: "g." + fe.Field, Want: fe.Want, Got: fe.Got}
 	}
-	if g.Tick <= 0 {
-		return bad("g.Tick", "a duration > 0", g.Tick)
-	}
-	if len(g.Slots) < 1 || len(g.Slots) > 8 {
-		return bad("g.Slots", "1 to 8 levels", g.Slots)
-	}
-	span := uint64(g.Tick)
-	for _, n := range g.Slots {
-		if n < 2 || n > 1<<20 {
-			return bad("g.Slots", "2 to 2^20 slots on each level", g.Slots)
-		}
-		hi, lo := bits.Mul64(span, uint64(n))
-		if hi != 0 || lo > 1<<63-1 {
-			return bad("g.Slots", "a horizon (Tick times every level's slots) within 292 years", g.Slots)
-		}
-		span = lo
-	}
-	// timerq's bound of 2^22 slots in all is implied: five levels of
-	// 2^20 slots overflow the horizon first.
 	return nil
 }

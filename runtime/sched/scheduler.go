@@ -220,8 +220,10 @@ type Recurrence struct {
 //
 // Under Reject, a local time in a gap or an overlap of the zone is an error
 // here when an occurrence the job can fire has it: the first one not before
-// Now(), or one within LookAhead (ten years) and the first r.Limit, or any
-// of a bounded set's. They are found from the zone's transitions, not by
+// Now(), or one within LookAhead (ten years) of that first one and the
+// first r.Limit, or any of a bounded set's. The horizon is measured from
+// the first occurrence, not from Now(), so a set that starts years after
+// Now() is checked as far as one that starts at once. They are found from the zone's transitions, not by
 // expanding every occurrence. Past that horizon computing the next
 // occurrence is part of firing one, so the error comes out of the call that
 // fires the occurrence before it, and the job goes on with the next valid
@@ -261,7 +263,7 @@ func (s *Scheduler) ScheduleRecurrence(r Recurrence, fn RecurrenceFunc, opts ...
 	if err != nil {
 		return Handle{}, &CallError{Method: name, Err: err}
 	}
-	if err := lookAhead(r, zone, s.Now()); err != nil {
+	if err := lookAhead(r, zone, s.Now(), at); err != nil {
 		return Handle{}, &CallError{Method: name, Err: err}
 	}
 	e := s.newExt(opts)
@@ -273,15 +275,16 @@ func (s *Scheduler) ScheduleRecurrence(r Recurrence, fn RecurrenceFunc, opts ...
 // local times against the zone's gaps and overlaps.
 const LookAhead = 10 * 365 * 24 * temporal.Hour
 
-// lookAhead reports the first occurrence of r that Reject refuses within
-// the horizon ScheduleRecurrence documents.
-func lookAhead(r Recurrence, zone *temporal.Zone, now temporal.Instant) error {
+// lookAhead reports the first occurrence of r from now that Reject refuses
+// within the horizon ScheduleRecurrence documents, LookAhead past first,
+// the first occurrence.
+func lookAhead(r Recurrence, zone *temporal.Zone, now, first temporal.Instant) error {
 	if r.Disambiguation != temporal.Reject {
 		return nil
 	}
 	until := temporal.FromUnixNano(math.MaxInt64)
 	if !r.Set.Bounded() {
-		if u, err := now.Add(LookAhead); err == nil {
+		if u, err := first.Add(LookAhead); err == nil {
 			until = u
 		}
 	}

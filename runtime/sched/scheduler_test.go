@@ -734,6 +734,20 @@ func TestRecurrenceRejectionAheadFailsScheduling(t *testing.T) {
 	must(s.ScheduleRecurrence(sched.Recurrence{Set: dailyAt0230(t, "FREQ=DAILY"), Zone: "America/New_York", Disambiguation: temporal.Compatible}, o.cb))
 }
 
+// Recurrence: the look-ahead is measured from the first occurrence, so a
+// set that starts decades after Now() still has its gap found at once.
+func TestRecurrenceLookAheadFromFirstOccurrence(t *testing.T) {
+	s := sched.New(temporal.Fixed(mustInstant("2000-01-01T00:00:00Z")))
+	_, err := s.ScheduleRecurrence(sched.Recurrence{Set: dailyAt0230(t, "FREQ=DAILY"), Zone: "America/New_York"}, (&occLog{s: s}).cb)
+	want := "ScheduleRecurrence: a coming occurrence: local time 2024-03-10T02:30:00 does not exist in America/New_York (skipped by a DST gap)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error = %v\nwant %s", err, want)
+	}
+	if s.Count() != 0 {
+		t.Fatal("a failed schedule left work pending")
+	}
+}
+
 // Recurrence: a rejected local time past LookAhead comes out of the call
 // that fires the occurrence before it; the handle stays active, the
 // rejected time gets no index. March 14 is the second Sunday of March in

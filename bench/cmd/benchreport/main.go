@@ -568,7 +568,7 @@ func header(r *run, date string) string {
 		h = append(h, r.meta["goos"]+"/"+r.meta["goarch"])
 	}
 	if r.meta["cpu"] != "" {
-		h = append(h, "cpu: "+r.meta["cpu"])
+		h = append(h, "cpu: "+strings.TrimSpace(r.meta["cpu"]))
 	}
 	h = append(h, cores)
 	n := r.maxCount()

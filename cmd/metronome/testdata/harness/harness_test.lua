@@ -10,6 +10,6 @@ test("draws", function(t)
 end)
 
 describe("menu", function()
-  test("opens", function(t) t:eq(#hs:jobs(), 0) end)
+  test("opens", function(t) t:log("menu has", #hs:jobs(), "jobs"); t:eq(#hs:jobs(), 0) end)
   test("fails", function(t) t:eq(1, 2) end)
 end)

@@ -7,3 +7,10 @@ describe("group", function()
   end)
   test("skips", function(t) t:skip("not # today") end)
 end)
+
+test("logs and passes", function(t) t:log("shown by -v") end)
+test("raises", function(t) error("boom") end)
+-- A callback's error carries its own traceback in its text.
+test("callback raises", function(t)
+  error("cb.lua:3: boom\nstack traceback:\n\t[G]: in function 'error'\n\tcb.lua:3: in function <cb.lua:2>", 0)
+end)
