@@ -634,9 +634,15 @@ func (s *Store) campaign(ctx context.Context, c *Claim, lease clientv3.LeaseID) 
 	// An answer older than what the watch or a sync told since is stale:
 	// the key it saw may be gone, or another's, and that news was handled.
 	stale := resp.Header.Revision < c.seen
+	c.seen = max(c.seen, resp.Header.Revision)
 	var fence uint64
 	if resp.Succeeded {
 		fence = uint64(resp.Header.Revision)
+		if c.fence != 0 && c.fence != fence && !stale {
+			// Created anew: the key held under c.fence is gone, whether or
+			// not the watch has said so yet (a sync campaigned first).
+			s.lose(c, "key deleted")
+		}
 	} else if kvs := resp.Responses[0].GetResponseRange().GetKvs(); len(kvs) == 1 && kvs[0].Lease == int64(lease) {
 		fence = uint64(kvs[0].CreateRevision) // ours already (a resync, a retried campaign)
 	} else if len(kvs) == 1 && !stale && c.fence != 0 && uint64(kvs[0].CreateRevision) != c.fence {
@@ -769,7 +775,10 @@ func (s *Store) sync() (int64, error) {
 		}
 	}
 	for _, c := range s.claims {
-		c.seen = max(c.seen, resp.Header.Revision)
+		if resp.Header.Revision < c.seen {
+			continue // older than what a campaign or the watch told since
+		}
+		c.seen = resp.Header.Revision
 		f, exists := held[c.key]
 		switch {
 		case f != 0:
