@@ -5,15 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/yuin/gopher-lua"
 
+	"github.com/metronome-rt/metronome/lua/luatest"
 	"github.com/metronome-rt/metronome/lua/scripting"
 )
 
@@ -117,27 +116,12 @@ func checkFiles(paths []string) ([]checkFile, error) {
 			}
 			continue
 		}
-		var found []string
-		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			name := d.Name()
-			if d.IsDir() {
-				if path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if strings.HasSuffix(name, ".fnl") || strings.HasSuffix(name, ".lua") {
-				found = append(found, path)
-			}
-			return nil
+		found, err := luatest.Walk(root, func(name string) bool {
+			return strings.HasSuffix(name, ".fnl") || strings.HasSuffix(name, ".lua")
 		})
 		if err != nil {
 			return nil, err
 		}
-		sort.Strings(found)
 		for _, f := range found {
 			if !seen[f] {
 				seen[f] = true

@@ -108,32 +108,45 @@ func Find(paths ...string) ([]string, error) {
 			add(root)
 			continue
 		}
-		var found []string
-		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				name := d.Name()
-				if path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if n := d.Name(); strings.HasSuffix(n, "_test.lua") || strings.HasSuffix(n, "_test.fnl") {
-				found = append(found, path)
-			}
-			return nil
+		found, err := Walk(root, func(name string) bool {
+			return strings.HasSuffix(name, "_test.lua") || strings.HasSuffix(name, "_test.fnl")
 		})
 		if err != nil {
 			return nil, err
 		}
-		sort.Strings(found)
 		for _, f := range found {
 			add(f)
 		}
 	}
 	return files, nil
+}
+
+// Walk returns the files below root whose names keep accepts, sorted. It
+// skips the folders Go's tools skip: testdata, and names that start with
+// "." or "_" (root itself is never skipped).
+func Walk(root string, keep func(name string) bool) ([]string, error) {
+	var found []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if keep(name) {
+			found = append(found, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(found)
+	return found, nil
 }
 
 // Run runs each file in a state from factory and returns one Result per test
