@@ -261,14 +261,7 @@ func TestCloseFromOnChangeReturns(t *testing.T) {
 	if _, err := st.Claim(ctx(t), "spot-42", nil); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-closed:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close from OnChange did not return within 10s")
-	}
+	waitClosed(t, closed, "OnChange")
 	gained := <-changes
 	select {
 	case lost := <-changes:
@@ -289,14 +282,7 @@ func TestCloseFromRefreshReturns(t *testing.T) {
 	if _, err := st.Claim(ctx(t), "spot-42", func() { once.Do(func() { closed <- st.Close() }) }); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-closed:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close from a refresh function did not return within 10s")
-	}
+	waitClosed(t, closed, "a refresh function")
 }
 
 // etcd stopped: when the deadline passes, each owned claim is told its
@@ -321,5 +307,19 @@ func TestLapseIsAChange(t *testing.T) {
 		}
 	case <-time.After(ttl + 5*time.Second):
 		t.Fatalf("after %v: no change within TTL + 5s of stopping etcd", gained)
+	}
+}
+
+// waitClosed waits, at most 10s, for the error of a Close called from
+// where.
+func waitClosed(t *testing.T, closed <-chan error, where string) {
+	t.Helper()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("Close from %s did not return within 10s", where)
 	}
 }
