@@ -42,7 +42,7 @@ staticcheck:
 	$(GO) tool staticcheck $(PKGS)
 
 ## fuzz: each fuzz target for FUZZTIME, one after another (not part of test,
-## which runs the seeds and testdata/fuzz); a failure stops the run and
+## which runs the corpus in testdata/fuzz); a failure stops the run and
 ## leaves the input in the package's testdata/fuzz
 FUZZTIME ?= 20s
 FUZZ_TARGETS := \
