@@ -1,7 +1,7 @@
 -- Scene W1 on a pure-Lua peer: the scene of w1.lua (N intervals, periods 1..60 s from MINSTD
 -- seed 42, random phase, H hours of virtual time, Lua callbacks) on a textbook binary-heap
 -- scheduler written in Lua, with times in integer milliseconds. It needs no module.
--- Run: metronome run w1_pure_lua.lua N H   (prints the fire count; see bench/doc.go)
+-- Run: metronome run w1_pure_lua.lua N H   (prints the fire count; see doc.go)
 local N, H = tonumber((...)) or 1000, tonumber((select(2, ...))) or 1
 
 -- A binary min-heap of job tables ordered by (due, seq); seq is the creation number, kept

@@ -29,8 +29,8 @@
 //
 // BenchmarkW1 (in this package), the benchmarks in runtime/bench_test.go
 // and runtime/internal/timerq/heap_bench_test.go, and the program
-// bench/cmd/synctestpeers (for what needs a synctest bubble, which a
+// cmd/synctestpeers (for what needs a synctest bubble, which a
 // benchmark cannot open) print `go test -bench` lines;
-// bench/cmd/benchreport turns them into the markdown report that
+// cmd/benchreport turns them into the markdown report that
 // scripts/bench.sh prints. docs/benchmarks.md describes each figure.
 package bench

@@ -356,7 +356,7 @@ var tables = []table{
 		},
 		target: "≤ 100 ns per fire",
 		check:  at(100),
-		note:   "afterfunc: fired in a testing/synctest bubble (bench/cmd/synctestpeers): the cost includes the goroutine each callback runs on.",
+		note:   "afterfunc: fired in a testing/synctest bubble (internal/bench/cmd/synctestpeers): the cost includes the goroutine each callback runs on.",
 	},
 	{
 		title:  "Drain 1M",
@@ -369,7 +369,7 @@ var tables = []table{
 		},
 		target: "≤ 100 ns per fire",
 		check:  at(100),
-		note:   "afterfunc: one sleep in a testing/synctest bubble (bench/cmd/synctestpeers).",
+		note:   "afterfunc: one sleep in a testing/synctest bubble (internal/bench/cmd/synctestpeers).",
 	},
 	{
 		title:  "Memory per pending one-shot",
@@ -392,11 +392,11 @@ var tables = []table{
 			{"pure-lua-heap", "BenchmarkW1/pure-lua-heap"},
 			{"fake-timers-node", "BenchmarkW1/fake-timers-node"},
 		},
-		note: "fake-timers-node: @sinonjs/fake-timers on Node with JS callbacks (bench/node; left out when node is not installed).",
+		note: "fake-timers-node: @sinonjs/fake-timers on Node with JS callbacks (internal/bench/node; left out when node is not installed).",
 	},
 	{
 		title:  "Scene W1 on the event loop",
-		about:  "Scene W1 written with the event-loop module's set_timeout and set_interval (bench/w1_eventloop.lua), whole scene per fire.",
+		about:  "Scene W1 written with the event-loop module's set_timeout and set_interval (internal/bench/w1_eventloop.lua), whole scene per fire.",
 		metric: "ns/fire",
 		ours:   impl{"metronome-event-loop", "BenchmarkW1/metronome-event-loop"},
 		peers: []impl{
@@ -407,7 +407,7 @@ var tables = []table{
 	},
 	{
 		title:  "Scene W1 on keyed timers",
-		about:  "Scene W1 with register_timer in place of schedule_every (bench/w1_keyed.lua; -tick: callbacks that take their tick, bench/w1_keyed_tick.lua), whole scene per fire.",
+		about:  "Scene W1 with register_timer in place of schedule_every (internal/bench/w1_keyed.lua; -tick: callbacks that take their tick, internal/bench/w1_keyed_tick.lua), whole scene per fire.",
 		metric: "ns/fire",
 		ours:   impl{"metronome-lua-keyed", "BenchmarkW1/metronome-lua-keyed"},
 		peers: []impl{
@@ -418,7 +418,7 @@ var tables = []table{
 	},
 	{
 		title:  "Scene W1, no-op Lua callbacks",
-		about:  "Scene W1 with empty interval callbacks (bench/w1_noop.lua): the scheduler plus one Go-to-Lua call per fire.",
+		about:  "Scene W1 with empty interval callbacks (internal/bench/w1_noop.lua): the scheduler plus one Go-to-Lua call per fire.",
 		metric: "ns/fire",
 		ours:   impl{"metronome-lua-noop", "BenchmarkW1/metronome-lua-noop"},
 		peers: []impl{

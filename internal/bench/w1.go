@@ -30,20 +30,20 @@ var W1Script []byte
 //go:embed w1_pure_lua.lua
 var W1PureLuaScript []byte
 
-// W1NoopScript is scene W1 with empty interval callbacks (bench/w1_noop.lua):
+// W1NoopScript is scene W1 with empty interval callbacks (w1_noop.lua):
 // what a no-op Lua callback costs through advance.
 //
 //go:embed w1_noop.lua
 var W1NoopScript []byte
 
-// W1KeyedScript is scene W1 on keyed timers (bench/w1_keyed.lua): each
+// W1KeyedScript is scene W1 on keyed timers (w1_keyed.lua): each
 // interval a register-timer with its phase as the first delay.
 //
 //go:embed w1_keyed.lua
 var W1KeyedScript []byte
 
 // W1KeyedTickScript is W1KeyedScript with callbacks that take their tick
-// (bench/w1_keyed_tick.lua): each fire also refills a tick table.
+// (w1_keyed_tick.lua): each fire also refills a tick table.
 //
 //go:embed w1_keyed_tick.lua
 var W1KeyedTickScript []byte
@@ -111,7 +111,7 @@ func RunW1MetronomeGo(n int, hours float64) (int64, error) {
 
 // RunW1MetronomeGoKeyed runs scene W1 on sched keyed timers with one
 // shared Go TimerFunc, each first due at its phase, and returns the fire
-// count: the Go side of bench/w1_keyed.lua.
+// count: the Go side of w1_keyed.lua.
 func RunW1MetronomeGoKeyed(n int, hours float64) (int64, error) {
 	s := sched.New(temporal.Fixed(temporal.FromUnixNano(0)))
 	var fires int64

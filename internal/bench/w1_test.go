@@ -11,12 +11,12 @@ import (
 // TestW1ScriptMatchesShared checks that w1.lua is still the shared scene,
 // byte for byte, when ../shared/bench/w1.lua is present (it is not in CI).
 func TestW1ScriptMatchesShared(t *testing.T) {
-	shared, err := os.ReadFile(filepath.Join("..", "..", "shared", "bench", "w1.lua"))
+	shared, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "bench", "w1.lua"))
 	if err != nil {
 		t.Skipf("no shared scene to compare with: %v", err)
 	}
 	if !bytes.Equal(shared, W1Script) {
-		t.Fatal("bench/w1.lua differs from ../shared/bench/w1.lua: copy it again")
+		t.Fatal("internal/bench/w1.lua differs from ../shared/bench/w1.lua: copy it again")
 	}
 }
 
@@ -74,7 +74,7 @@ func TestW1Peers(t *testing.T) {
 // peer, checks the fire count and reports ns/fire: the whole scene
 // (making the state or scheduler, scheduling, the advance) divided by the
 // fires. afterfunc-synctest needs a synctest bubble, which a benchmark
-// cannot open: `go run ./bench/cmd/synctestpeers` prints its line.
+// cannot open: `go run ./internal/bench/cmd/synctestpeers` prints its line.
 func BenchmarkW1(b *testing.B) {
 	const n, hours = 10_000, 1.0
 	run := func(name string, scene func() (int64, error)) {
@@ -102,6 +102,6 @@ func BenchmarkW1(b *testing.B) {
 	run("pure-lua-heap", func() (int64, error) { return RunW1Lua(W1PureLuaScript, "w1_pure_lua.lua", n, hours) })
 	run("go-container-heap", func() (int64, error) { return RunW1ContainerHeap(n, hours), nil })
 	b.Run("afterfunc-synctest", func(b *testing.B) {
-		b.Skip("needs a testing/synctest bubble: measured by `go run ./bench/cmd/synctestpeers` under this name")
+		b.Skip("needs a testing/synctest bubble: measured by `go run ./internal/bench/cmd/synctestpeers` under this name")
 	})
 }

@@ -16,7 +16,7 @@ import (
 // fire-path figures for time.AfterFunc are taken in a testing/synctest
 // bubble, whose fake clock jumps to the next deadline as soon as every
 // goroutine in the bubble is blocked. synctest.Test needs a *testing.T,
-// which a benchmark does not have; bench/cmd/synctestpeers runs these
+// which a benchmark does not have; cmd/synctestpeers runs these
 // functions as tests and prints their figures as benchmark lines.
 //
 // Every function below must run inside a bubble: each starts with

@@ -14,7 +14,7 @@
 //
 // Usage:
 //
-//	go run ./bench/cmd/synctestpeers [-bench REGEXP] [-benchtime 1s] [-count 1]
+//	go run ./internal/bench/cmd/synctestpeers [-bench REGEXP] [-benchtime 1s] [-count 1]
 package main
 
 import (
@@ -27,7 +27,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/metronome-rt/metronome/bench"
+	"github.com/metronome-rt/metronome/internal/bench"
 )
 
 var (
@@ -47,7 +47,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "synctestpeers: -count and -benchtime must be > 0")
 		os.Exit(2)
 	}
-	fmt.Printf("goos: %s\ngoarch: %s\npkg: github.com/metronome-rt/metronome/bench/cmd/synctestpeers\n", runtime.GOOS, runtime.GOARCH)
+	fmt.Printf("goos: %s\ngoarch: %s\npkg: github.com/metronome-rt/metronome/internal/bench/cmd/synctestpeers\n", runtime.GOOS, runtime.GOARCH)
 	tests := []testing.InternalTest{{Name: "SynctestPeers", F: func(t *testing.T) { runAll(t, re) }}}
 	// testing.Main parses no flags here (flag.Parse already ran) and exits.
 	testing.Main(func(string, string) (bool, error) { return true, nil }, tests, nil, nil)
