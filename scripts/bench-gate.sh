@@ -3,14 +3,15 @@
 # each beside its peer, interleaved in one run, the best of ROUNDS rounds
 # of each; prints every ratio beside its goal and exits 1 when one misses.
 #
-#   W1                 Lua callbacks, default flags (budgets on), against
+#   intervals          Lua callbacks, default flags (budgets on), against
 #                      a Go container/heap scheduler with Go callbacks
-#   budgets            W1 with default budgets against W1 with every budget off
+#   budgets            intervals with default budgets against intervals with
+#                      every budget off
 #   keyed, calling     keyed callbacks that call a function (resumed as
 #                      coroutines) against the same callbacks on
 #                      schedule-every (plain calls)
-#   keyed, tick        keyed callbacks that read their tick, against W1
-#   event loop         W1 on the event loop against @sinonjs/fake-timers
+#   keyed, tick        keyed callbacks that read their tick, against intervals
+#   event loop         intervals on the event loop against @sinonjs/fake-timers
 #                      (skipped without node or internal/bench/node's packages)
 #
 # A CLI figure is the run's wall time less that of the same script with
@@ -83,7 +84,7 @@ row() {
 	fi
 }
 echo "best of $rounds interleaved rounds, ns per fire (ours, then the peer or the base)"
-if [ -n "${best[heap]:-}" ]; then row "W1 / Go heap" "${best[w1]}" "${best[heap]}" 0.75 le; else echo "W1 / Go heap     skipped: $peer not found"; fi
+if [ -n "${best[heap]:-}" ]; then row "intervals / Go heap" "${best[w1]}" "${best[heap]}" 0.75 le; else echo "intervals / Go heap  skipped: $peer not found"; fi
 row "budgets on/off" "${best[w1]}" "${best[w1off]}" 1.05 le
 row "keyed calling" "${best[keyedcall]}" "${best[call]}" 1.30 le
 row "keyed tick" "${best[keyedtick]}" "${best[w1]}" 1.60 le

@@ -52,14 +52,14 @@ bench ./runtime/internal/timerq '^Benchmark(MemoryPerPending|VirtualDay)$' 1x
 # (sched.NewOnWheel): 58,105,332 fires each, identical traces.
 bench ./runtime/sched '^BenchmarkVirtualDay$' 1x
 bench ./runtime/driver '^BenchmarkServiceScheduleStop$' "$BENCHTIME"
-# Scene W1: one whole scene per peer (2,560,973 fires each).
-bench ./internal/bench '^BenchmarkW1$' 1x
-# Scene W1 on @sinonjs/fake-timers under Node, when node and npm are here.
+# The intervals scene: one whole scene per peer (2,560,973 fires each).
+bench ./internal/bench '^BenchmarkIntervals$' 1x
+# The intervals scene on @sinonjs/fake-timers under Node, when node and npm are here.
 if command -v node >/dev/null && command -v npm >/dev/null &&
 	npm ci --prefix internal/bench/node --no-audit --no-fund --silent >&2; then
 	for _ in $(seq "$COUNT"); do
 		node internal/bench/node/w1_fake_timers.js 10000 1 |
-			sed -E 's/.*"fires":([0-9]+),"nsPerFire":([0-9.]+).*/BenchmarkW1\/fake-timers-node-2 1 0 ns\/op \2 ns\/fire/' |
+			sed -E 's/.*"fires":([0-9]+),"nsPerFire":([0-9.]+).*/BenchmarkIntervals\/fake-timers-node-2 1 0 ns\/op \2 ns\/fire/' |
 			tee -a "$raw" >&2
 	done
 else

@@ -1,4 +1,4 @@
--- Scene W1 on keyed timers: the same 10,000 timers (MINSTD seed 42) as
+-- The intervals scene on keyed timers: the same 10,000 timers (MINSTD from 42) as
 -- w1.lua, each registered by key with register-timer, first due at its
 -- phase and then every period, so the fire count is w1.lua's. Each fire is
 -- a keyed tick: a pooled coroutine and a tick table.

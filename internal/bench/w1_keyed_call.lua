@@ -1,4 +1,4 @@
--- Scene W1 on keyed timers whose callback calls a function: w1_keyed.lua
+-- The intervals scene on keyed timers whose callback calls a function: w1_keyed.lua
 -- with a callback that is not a leaf, so each fire resumes the callback as
 -- a coroutine (a keyed callback may wait), where a leaf runs as a call.
 local Temporal = require "temporal"

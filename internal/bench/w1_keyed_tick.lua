@@ -1,4 +1,4 @@
--- Scene W1 on keyed timers whose callback takes its tick: w1_keyed.lua with
+-- The intervals scene on keyed timers whose callback takes its tick: w1_keyed.lua with
 -- a callback that reads tick["skipped-ticks"] (0: advance observes every
 -- deadline), so each fire also refills the generation's tick table.
 local Temporal = require "temporal"
