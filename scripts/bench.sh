@@ -41,7 +41,7 @@ bench ./runtime/sched '^BenchmarkDrain1M$' 3x
 bench ./runtime/sched '^BenchmarkMemoryPerPendingOnce$' 1x
 # The deadline queue alone.
 bench ./runtime/internal/timerq '^Benchmark(Heap|ContainerHeap)$' "$BENCHTIME"
-# Keyed timers: seed 001's 20,000 timers through the shared scheduler, and
+# Keyed timers: 20,000 keyed timers through the shared scheduler, and
 # their resources beside a ticker and a goroutine per timer.
 bench ./runtime/keyed '^BenchmarkKeyed(Shared|Resources)$' 1x
 # The timer wheel beside the heap and time.AfterFunc, and the 24-hour virtual

@@ -76,7 +76,8 @@ func measure(clock *RealClock, ops int, f func()) Measured {
 }
 
 // The delay tables below are those of runtime/sched/bench_test.go: the same PCG
-// seeds and draws, so the afterfunc rows match the other implementations'.
+// generators and draws, so the afterfunc rows match the other
+// implementations'.
 const (
 	tableMin     = 1 << 16
 	tableWindow  = int64(1) << 40   // deadlines spread over ~18 minutes of ns
