@@ -11,7 +11,7 @@ run:
 ## test: vet, formatting, tidiness, staticcheck, and every Go and Lua test under the race detector
 test: vet fmt-check tidy-check staticcheck lint-lua
 	$(GO) test -race -count=1 $(PKGS)
-	cd bench/cmd/benchreport && $(GO) test -count=1 ./... && $(GO) mod tidy -diff
+	cd internal/bench/cmd/benchreport && $(GO) test -count=1 ./... && $(GO) mod tidy -diff
 	cd cluster/etcdtest && $(GO) vet ./... && $(GO) test -race -count=1 ./... && $(GO) mod tidy -diff
 
 vet:
@@ -30,7 +30,7 @@ tidy-check:
 ## LUACHECK_REQUIRED=1 (CI installs it and sets that)
 lint-lua:
 	@if command -v luacheck >/dev/null; then \
-		luacheck --no-color -q examples tests bench; \
+		luacheck --no-color -q examples tests internal/bench; \
 	elif [ "$(LUACHECK_REQUIRED)" = 1 ]; then \
 		echo "luacheck not found (apt-get install lua-check)"; exit 1; \
 	else \

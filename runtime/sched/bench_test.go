@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metronome-rt/metronome/bench"
+	"github.com/metronome-rt/metronome/internal/bench"
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -36,7 +36,7 @@ import (
 // benchmark: the afterfunc timers are real runtime timers and must never be
 // due (no benchmark sleeps or waits on the wall clock). time.AfterFunc
 // fires only on the wall clock, so its ScheduleFire and Drain1M rows come
-// from a testing/synctest bubble in bench/cmd/synctestpeers, under the same
+// from a testing/synctest bubble in internal/bench/cmd/synctestpeers, under the same
 // names; here they skip.
 //
 // The pending set of a size is built once per sub-benchmark, on first use,
@@ -57,7 +57,7 @@ const (
 	bmMinTable  = 1 << 16
 	bmWindow    = int64(1) << 40   // deadlines spread over ~18 minutes of ns
 	bmPending   = int64(time.Hour) // pending jobs are due at bmPending + [0, bmWindow)
-	bmSkipFire  = "time.AfterFunc fires only on the wall clock: measured in a testing/synctest bubble by `go run ./bench/cmd/synctestpeers` under this name"
+	bmSkipFire  = "time.AfterFunc fires only on the wall clock: measured in a testing/synctest bubble by `go run ./internal/bench/cmd/synctestpeers` under this name"
 	bmGCRounds  = 2 // GC cycles before reading MemStats
 	bmNoFire    = "a pending job fired: the benchmark's deadlines are wrong"
 	bmLostFire  = "fires counted do not match the jobs fired"

@@ -1,12 +1,10 @@
 package sched
 
-import "github.com/metronome-rt/metronome/runtime/internal/timerq"
-
-// SetSortPolicy makes drains of at least minPending jobs sort what is still
-// due after 1/2^shift of them have fired, and returns a func restoring the
-// defaults. Tests use it to run small drains through timerq's sorted run.
-func SetSortPolicy(minPending, shift int) (restore func()) {
-	return timerq.SetSortPolicy(minPending, shift)
+// SetSortPolicy makes s's drains of at least minPending jobs sort what is
+// still due after 1/2^shift of them have fired. Tests use it to run small
+// drains through timerq's sorted run.
+func (s *Scheduler) SetSortPolicy(minPending, shift int) {
+	s.q.h.SetSortPolicy(minPending, shift)
 }
 
 // SetCreations sets the last creation number handed out, so tests can reach

@@ -7,14 +7,14 @@
 //
 //	BenchmarkScheduleFire/afterfunc/pending=N   one timer due in 1ns, fired, with N pending
 //	BenchmarkDrain1M/afterfunc                  1M timers drained by one sleep (ns/fire)
-//	BenchmarkW1/afterfunc-synctest              scene W1, N=10000, H=1 (ns/fire)
+//	BenchmarkIntervals/afterfunc-synctest       the intervals scene, N=10000, H=1 (ns/fire)
 //
 // Time is read from the wall clock through bench.RealClock (time.Now is
 // fake inside a bubble); allocations come from runtime.MemStats.
 //
 // Usage:
 //
-//	go run ./bench/cmd/synctestpeers [-bench REGEXP] [-benchtime 1s] [-count 1]
+//	go run ./internal/bench/cmd/synctestpeers [-bench REGEXP] [-benchtime 1s] [-count 1]
 package main
 
 import (
@@ -27,7 +27,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/metronome-rt/metronome/bench"
+	"github.com/metronome-rt/metronome/internal/bench"
 )
 
 var (
@@ -47,7 +47,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "synctestpeers: -count and -benchtime must be > 0")
 		os.Exit(2)
 	}
-	fmt.Printf("goos: %s\ngoarch: %s\npkg: github.com/metronome-rt/metronome/bench/cmd/synctestpeers\n", runtime.GOOS, runtime.GOARCH)
+	fmt.Printf("goos: %s\ngoarch: %s\npkg: github.com/metronome-rt/metronome/internal/bench/cmd/synctestpeers\n", runtime.GOOS, runtime.GOARCH)
 	tests := []testing.InternalTest{{Name: "SynctestPeers", F: func(t *testing.T) { runAll(t, re) }}}
 	// testing.Main parses no flags here (flag.Parse already ran) and exits.
 	testing.Main(func(string, string) (bool, error) { return true, nil }, tests, nil, nil)
@@ -90,17 +90,17 @@ func runAll(t *testing.T, re *regexp.Regexp) {
 		}
 	}
 
-	if name := "BenchmarkW1/afterfunc-synctest"; re.MatchString(name) {
+	if name := "BenchmarkIntervals/afterfunc-synctest"; re.MatchString(name) {
 		for range *count {
 			var m bench.Measured
 			var fires int64
 			synctest.Test(t, func(*testing.T) {
-				m = measureW1(clock, func() { fires = bench.RunW1AfterFunc(10_000, 1) })
+				m = measureIntervals(clock, func() { fires = bench.RunIntervalsAfterFunc(10_000, 1) })
 			})
-			if fires != bench.W1Fires10000x1 {
-				t.Fatalf("%s: %d fires, want %d", name, fires, bench.W1Fires10000x1)
+			if fires != bench.IntervalsFires10000x1 {
+				t.Fatalf("%s: %d fires, want %d", name, fires, bench.IntervalsFires10000x1)
 			}
-			report(name, m, bench.W1Fires10000x1, "ns/fire")
+			report(name, m, bench.IntervalsFires10000x1, "ns/fire")
 		}
 	}
 }
@@ -120,8 +120,9 @@ func planRounds(done []bench.Measured) int {
 	return int(min(int64(*benchtime)*12/10/per, 100*int64(last.Ops), 50_000_000))
 }
 
-// measureW1 times the whole scene, as BenchmarkW1 does for the other peers.
-func measureW1(clock *bench.RealClock, scene func()) bench.Measured {
+// measureIntervals times the whole scene, as BenchmarkIntervals does for the
+// other peers.
+func measureIntervals(clock *bench.RealClock, scene func()) bench.Measured {
 	var m0, m1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&m0)

@@ -28,8 +28,8 @@ BenchmarkScheduleCancel/container-heap/pending=1k-2    	 2630703	       96.00 ns
 BenchmarkScheduleCancel/metronome/pending=1M-2         	 3406610	       131.6 ns/op	       0 B/op	       0 allocs/op
 BenchmarkRandomCancel/metronome/pending=100k-2         	  434401	      1000 ns/op	       0 B/op	       0 allocs/op
 BenchmarkRandomCancel/container-heap/pending=100k-2    	  477292	      1500 ns/op	      48 B/op	       1 allocs/op
-BenchmarkW1/metronome-go-2	       1	300000000 ns/op	       117.1 ns/fire	 1000 B/op	 10 allocs/op
-BenchmarkW1/go-container-heap-2	       1	300000000 ns/op	       151.0 ns/fire	 1000 B/op	 10 allocs/op
+BenchmarkIntervals/metronome-go-2	       1	300000000 ns/op	       117.1 ns/fire	 1000 B/op	 10 allocs/op
+BenchmarkIntervals/go-container-heap-2	       1	300000000 ns/op	       151.0 ns/fire	 1000 B/op	 10 allocs/op
 BenchmarkSomethingElse-2	       10	  12.5 ns/op	       3.0 widgets/op
 PASS
 `
@@ -351,7 +351,7 @@ BenchmarkVirtualDay/wheel-2	1	10000000000 ns/op	58105332 fires	180.0 ns/fire
 		{"BenchmarkVirtualDay/wheel", "example.com/x/runtime/sched", "BenchmarkVirtualDay[sched]/wheel"},
 		{"BenchmarkVirtualDay", "example.com/timerq", "BenchmarkVirtualDay[timerq]"},
 		{"BenchmarkVirtualDay/heap", "", "BenchmarkVirtualDay/heap"},
-		{"BenchmarkW1/metronome-go", "example.com/bench", "BenchmarkW1/metronome-go"},
+		{"BenchmarkIntervals/metronome-go", "example.com/bench", "BenchmarkIntervals/metronome-go"},
 	} {
 		if got := qualified(c[0], c[1]); got != c[2] {
 			t.Errorf("qualified(%q, %q) = %q, want %q", c[0], c[1], got, c[2])

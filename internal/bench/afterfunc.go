@@ -16,7 +16,7 @@ import (
 // fire-path figures for time.AfterFunc are taken in a testing/synctest
 // bubble, whose fake clock jumps to the next deadline as soon as every
 // goroutine in the bubble is blocked. synctest.Test needs a *testing.T,
-// which a benchmark does not have; bench/cmd/synctestpeers runs these
+// which a benchmark does not have; cmd/synctestpeers runs these
 // functions as tests and prints their figures as benchmark lines.
 //
 // Every function below must run inside a bubble: each starts with
@@ -75,8 +75,9 @@ func measure(clock *RealClock, ops int, f func()) Measured {
 	return Measured{Ops: ops, Elapsed: t1.Sub(t0), Allocs: m1.Mallocs - m0.Mallocs, Bytes: m1.TotalAlloc - m0.TotalAlloc}
 }
 
-// The delay tables below are those of runtime/bench_test.go: the same PCG
-// seeds and draws, so the afterfunc rows match the other implementations'.
+// The delay tables below are those of runtime/sched/bench_test.go: the same PCG
+// generators and draws, so the afterfunc rows match the other
+// implementations'.
 const (
 	tableMin     = 1 << 16
 	tableWindow  = int64(1) << 40   // deadlines spread over ~18 minutes of ns
@@ -150,12 +151,12 @@ func AfterFuncDrain(clock *RealClock, n int) (Measured, int64) {
 	return m, fires.Load()
 }
 
-// RunW1AfterFunc runs scene W1 with time.AfterFunc inside a bubble and
-// returns the fire count. An interval is a timer whose callback re-arms it
-// with Reset; in the bubble the callback runs at its deadline exactly, so
-// the intervals do not drift. Callbacks run on their own goroutines, so
-// the count is atomic.
-func RunW1AfterFunc(n int, hours float64) int64 {
+// RunIntervalsAfterFunc runs the intervals scene with time.AfterFunc inside a
+// bubble and returns the fire count. An interval is a timer whose callback
+// re-arms it with Reset; in the bubble the callback runs at its deadline
+// exactly, so the intervals do not drift. Callbacks run on their own
+// goroutines, so the count is atomic.
+func RunIntervalsAfterFunc(n int, hours float64) int64 {
 	synctest.Wait() // panics outside a bubble
 	var (
 		fires     atomic.Int64
@@ -163,7 +164,7 @@ func RunW1AfterFunc(n int, hours float64) int64 {
 		intervals = make([]*time.Timer, 0, n)
 	)
 	tick := func() { fires.Add(1) }
-	scene := W1Scene(n)
+	scene := IntervalsScene(n)
 	onces := make([]*time.Timer, len(scene))
 	for i, iv := range scene {
 		period := time.Duration(iv.Period) * time.Millisecond
@@ -180,7 +181,7 @@ func RunW1AfterFunc(n int, hours float64) int64 {
 			mu.Unlock()
 		})
 	}
-	time.Sleep(time.Duration(W1EndMs(hours)) * time.Millisecond)
+	time.Sleep(time.Duration(IntervalsEndMs(hours)) * time.Millisecond)
 	synctest.Wait() // the callbacks due at the end have run
 	for _, t := range onces {
 		t.Stop()

@@ -1,4 +1,4 @@
-module github.com/metronome-rt/metronome/bench/cmd/benchreport
+module github.com/metronome-rt/metronome/internal/bench/cmd/benchreport
 
 go 1.26.0
 

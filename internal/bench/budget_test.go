@@ -19,18 +19,18 @@ func withStdContext(L *lua.LState) (done func()) {
 	return cancel
 }
 
-// BenchmarkW1Budget is W1's Lua peers with budgets off, on (the governor
-// as the state's context, a frame per callback), and with a plain
-// context.WithCancel on the state instead (std-ctx): the cost of the
+// BenchmarkIntervalsBudget is the intervals scene's Lua peers with budgets off,
+// on (the governor as the state's context, a frame per callback), and with a
+// plain context.WithCancel on the state instead (std-ctx): the cost of the
 // context check per instruction and of the governor's frames.
-func BenchmarkW1Budget(b *testing.B) {
+func BenchmarkIntervalsBudget(b *testing.B) {
 	const n, hours = 10_000, 1.0
 	on := scripting.Options{Budget: time.Hour, DrainBudget: time.Hour, MemoryLimit: 1 << 40}
 	for _, peer := range []struct {
 		name   string
 		script []byte
 		file   string
-	}{{"metronome-lua", W1Script, "w1.lua"}, {"metronome-lua-noop", W1NoopScript, "w1_noop.lua"}, {"metronome-event-loop", W1EventLoopScript, "w1_eventloop.lua"}} {
+	}{{"metronome-lua", IntervalsScript, "w1.lua"}, {"metronome-lua-noop", IntervalsNoopScript, "w1_noop.lua"}, {"metronome-event-loop", IntervalsEventLoopScript, "w1_eventloop.lua"}} {
 		for _, mode := range []struct {
 			name  string
 			opts  scripting.Options
@@ -39,15 +39,15 @@ func BenchmarkW1Budget(b *testing.B) {
 			b.Run(peer.name+"/budget-"+mode.name, func(b *testing.B) {
 				b.ReportAllocs()
 				for i := 0; i < b.N; i++ {
-					fires, err := runW1Lua(peer.script, peer.file, n, hours, mode.opts, mode.setup)
+					fires, err := runIntervalsLua(peer.script, peer.file, n, hours, mode.opts, mode.setup)
 					if err != nil {
 						b.Fatal(err)
 					}
-					if fires != W1Fires10000x1 {
-						b.Fatalf("%d fires, want %d", fires, W1Fires10000x1)
+					if fires != IntervalsFires10000x1 {
+						b.Fatalf("%d fires, want %d", fires, IntervalsFires10000x1)
 					}
 				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/W1Fires10000x1, "ns/fire")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/IntervalsFires10000x1, "ns/fire")
 			})
 		}
 	}

@@ -1,5 +1,5 @@
-// Scene W1 on @sinonjs/fake-timers: the same 10,000 intervals (MINSTD seed
-// 42) as bench/w1.lua, a one-shot at each phase that creates the interval,
+// The intervals scene on @sinonjs/fake-timers: the same 10,000 intervals (MINSTD from
+// 42) as ../w1.lua, a one-shot at each phase that creates the interval,
 // one tick of H hours. Prints the fire count and ns per fire as JSON.
 // Run: node w1_fake_timers.js [N] [H]   (after npm ci in this folder)
 "use strict";

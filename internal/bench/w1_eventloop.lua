@@ -1,4 +1,4 @@
--- Scene W1 on the event loop: the scene of w1.lua (N intervals, periods 1..60 s from MINSTD seed 42,
+-- The intervals scene on the event loop: the scene of w1.lua (N intervals, periods 1..60 s drawn by MINSTD from 42,
 -- random phase, H hours of virtual time, Lua callbacks) written with set_timeout / set_interval.
 -- Run: metronome run w1_eventloop.lua N H   (prints the fire count)
 local EventLoop = require "event-loop"

@@ -1,12 +1,12 @@
--- Scene W1 on a pure-Lua peer: the scene of w1.lua (N intervals, periods 1..60 s from MINSTD
--- seed 42, random phase, H hours of virtual time, Lua callbacks) on a textbook binary-heap
+-- The intervals scene on a pure-Lua peer: the scene of w1.lua (N intervals, periods 1..60 s drawn by MINSTD from
+-- 42, random phase, H hours of virtual time, Lua callbacks) on a textbook binary-heap
 -- scheduler written in Lua, with times in integer milliseconds. It needs no module.
--- Run: metronome run w1_pure_lua.lua N H   (prints the fire count; see bench/doc.go)
+-- Run: metronome run w1_pure_lua.lua N H   (prints the fire count; see doc.go)
 local N, H = tonumber((...)) or 1000, tonumber((select(2, ...))) or 1
 
 -- A binary min-heap of job tables ordered by (due, seq); seq is the creation number, kept
 -- across repeats, so jobs due at one instant run in creation order. An interval is re-armed
--- in place (its due moves, then it sifts down). W1 never cancels, so there is no cancel.
+-- in place (its due moves, then it sifts down). The scene never cancels, so there is no cancel.
 local Scheduler = {}
 Scheduler.__index = Scheduler
 

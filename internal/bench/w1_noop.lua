@@ -1,5 +1,5 @@
--- Scene W1 with no-op interval callbacks: the same 10,000 intervals (MINSTD
--- seed 42) as w1.lua, but each interval's callback is an empty function, so
+-- The intervals scene with no-op interval callbacks: the same 10,000 intervals (MINSTD from
+-- 42) as w1.lua, but each interval's callback is an empty function, so
 -- ns/fire is the scheduler plus one Go-to-Lua call. The fire count is the
 -- scene's closed form (the one-shots plus each interval's ticks up to the
 -- end), computed while scheduling; w1.lua checks that the scheduler fires

@@ -2,12 +2,12 @@ package bench
 
 import "container/heap"
 
-// HeapScheduler is the textbook container/heap timer scheduler, the peer
-// with Go callbacks: one allocated job per schedule, the job pointer as
-// the handle, heap.Remove to cancel and heap.Fix to re-arm an interval in
-// place. Times are int64 ticks (W1 uses milliseconds); due jobs run in
-// (deadline, creation) order, like sched.Scheduler. The zero value is
-// ready to use. It is not safe for concurrent use.
+// HeapScheduler is the textbook container/heap timer scheduler, the peer with
+// Go callbacks: one allocated job per schedule, the job pointer as the handle,
+// heap.Remove to cancel and heap.Fix to re-arm an interval in place. Times are
+// int64 ticks (the intervals scene uses milliseconds); due jobs run in
+// (deadline, creation) order, like sched.Scheduler. The zero value is ready to
+// use. It is not safe for concurrent use.
 type HeapScheduler struct {
 	q   jobQueue
 	now int64

@@ -1,4 +1,4 @@
--- Scene W1 with callbacks that call a function: w1.lua whose callback is not a leaf,
+-- The intervals scene with callbacks that call a function: w1.lua whose callback is not a leaf,
 -- the base of w1_keyed_call.lua (the same callback, resumed as a keyed timer). Run: metronome run w1_call.lua N H
 local Temporal = require "temporal"
 local RS = require "runtime-scheduler"
