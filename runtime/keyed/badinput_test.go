@@ -6,9 +6,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // Each bad input is an *OptionError naming the method and the option, and
@@ -38,7 +38,7 @@ func TestBadInputsRegisterNothing(t *testing.T) {
 			c.Key = "k-" + tc.name
 			tc.edit(&c)
 			tm, err := h.s.Register(c)
-			var oe *keyed.OptionError
+			var oe *temporal.OptionError
 			if tm != nil || !errors.As(err, &oe) || oe.Method != "Register" || oe.Param != tc.param || !strings.Contains(err.Error(), "want") {
 				t.Errorf("%s: %v, %v", tc.name, tm, err)
 			}
@@ -49,9 +49,9 @@ func TestBadInputsRegisterNothing(t *testing.T) {
 		if _, err := h.s.Register(c); err != nil {
 			t.Errorf("MaxCatchUpTicks outside CatchUpBounded: %v", err)
 		}
-		for _, d := range []time.Duration{0, -ms} {
+		for _, d := range []temporal.Duration{0, -ms} {
 			o, err := h.s.NewOwner(d)
-			var oe *keyed.OptionError
+			var oe *temporal.OptionError
 			if o != nil || !errors.As(err, &oe) || oe.Method != "NewOwner" || oe.Param != "lease" {
 				t.Errorf("lease %d: %v", d, err)
 			}
@@ -60,7 +60,7 @@ func TestBadInputsRegisterNothing(t *testing.T) {
 			t.Error("nil authority accepted")
 		}
 		for _, o := range []keyed.Options{{Workers: -1}, {Workers: keyed.MaxWorkers + 1}, {Capacity: -1}, {Capacity: 1 << 30}} {
-			var oe *keyed.OptionError
+			var oe *temporal.OptionError
 			if s, err := keyed.New(o); s != nil || !errors.As(err, &oe) || oe.Method != "New" {
 				t.Errorf("New(%+v): %v", o, err)
 			}

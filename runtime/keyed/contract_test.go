@@ -1,7 +1,6 @@
 package keyed_test
 
-// One test per verification item of seed 001, section 8, on real
-// goroutines: a fake clock inside a synctest bubble, so every step is
+// One test per rule of the package doc, on real goroutines: a fake clock inside a synctest bubble, so every step is
 // deterministic and nothing sleeps.
 
 import (
@@ -10,9 +9,9 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // Re-registering the same key means an already-pending tick from an
@@ -201,12 +200,12 @@ func tickRun(t *testing.T, check func(*testing.T, []fired)) {
 				for _, k := range keys {
 					rel = append(rel, r.hold(k))
 				}
-				h.advance(time.Duration(round*7) * ms)
+				h.advance(temporal.Duration(round*7) * ms)
 				for _, f := range rel {
 					f()
 				}
 			case 2:
-				h.jump(time.Duration(round*11) * ms)
+				h.jump(temporal.Duration(round*11) * ms)
 			}
 		}
 		h.advance(30 * ms)

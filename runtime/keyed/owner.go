@@ -2,41 +2,25 @@ package keyed
 
 import (
 	"sync/atomic"
-	"time"
 
 	"github.com/metronome-rt/metronome/runtime/cadence"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
-// Lease is an owner authority's answer at one instant.
-type Lease struct {
-	// Fence changes whenever ownership changes (a local lease's Transfer,
-	// a new owner in a distributed store); a tick carries the fence it was
-	// queued under and never starts under another.
-	Fence uint64
-	// Deadline is the instant, on the scheduler's Clock, at which
-	// admission ends: a tick is queued and started only while Now() <
-	// Deadline.
-	Deadline int64
-}
+// Lease and Authority are package cadence's, shared with the keyed
+// timers in virtual time: an owner's timers tick under an Authority, which
+// the scheduler asks before it queues a tick (on its goroutine, holding its
+// lock) and again on the worker just before the callback starts. Deadlines
+// are on the scheduler's Clock, in nanoseconds since the Unix epoch
+// (Instant.UnixNano). An authority other than a local lease calls
+// Owner.Refresh whenever its answer changes.
+type (
+	Lease     = cadence.Lease
+	Authority = cadence.Authority
+)
 
-// Authority says whether an owner's timers may tick now. The scheduler
-// asks it before it queues a tick (on its goroutine, holding its lock) and
-// again on the worker just before the callback starts; Lease must be safe
-// for concurrent use, fast, and must not call into the Scheduler.
-//
-// A lease held in a distributed store implements it with the store's
-// fencing value (etcd: the ownership key's create revision) and a deadline
-// on the scheduler's clock (etcd: the last keep-alive's send time + TTL),
-// and calls Owner.Refresh whenever it gains, renews after a lapse, or
-// loses ownership, so that parked timers resume without polling.
-type Authority interface {
-	// Lease returns the current lease; held is false while this process
-	// does not own the owner (a standby).
-	Lease() (l Lease, held bool)
-}
-
-// Gate is the host's execution authority (execution contract §2): a tick
-// starts only after Acquire granted it. Acquire runs on the scheduler
+// Gate is the host's execution authority: a tick starts only after
+// Acquire granted it. Acquire runs on the scheduler
 // goroutine under its lock and must not block or call into the Scheduler;
 // Release runs on the worker once the callback returned (or did not
 // start). A refused tick is retained and retried at every later wake-up of
@@ -74,10 +58,11 @@ type forever struct{}
 
 func (forever) Lease() (Lease, bool) { return Lease{Deadline: cadence.Never}, true }
 
-// NewOwner returns an owner holding a local lease of d (> 0), renewed now.
-func (s *Scheduler) NewOwner(lease time.Duration) (*Owner, error) {
+// NewOwner returns an owner holding a local lease of lease (> 0), renewed
+// now.
+func (s *Scheduler) NewOwner(lease temporal.Duration) (*Owner, error) {
 	if lease <= 0 {
-		return nil, &OptionError{"NewOwner", "lease", "a duration > 0", lease}
+		return nil, &temporal.OptionError{Method: "NewOwner", Param: "lease", Want: "a duration > 0", Got: lease}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -86,7 +71,7 @@ func (s *Scheduler) NewOwner(lease time.Duration) (*Owner, error) {
 	}
 	l := &localLease{lease: int64(lease)}
 	s.fences++
-	cur := Lease{Fence: s.fences, Deadline: satAdd(s.clock.Now(), int64(lease))}
+	cur := Lease{Fence: s.fences, Deadline: satAdd(s.now(), int64(lease))}
 	l.cur.Store(&cur)
 	o := s.newOwner(l)
 	o.local = l
@@ -96,7 +81,7 @@ func (s *Scheduler) NewOwner(lease time.Duration) (*Owner, error) {
 // NewOwnerAuthority returns an owner whose timers tick under a.
 func (s *Scheduler) NewOwnerAuthority(a Authority) (*Owner, error) {
 	if a == nil {
-		return nil, &OptionError{"NewOwnerAuthority", "a", "an Authority", nil}
+		return nil, &temporal.OptionError{Method: "NewOwnerAuthority", Param: "a", Want: "an Authority", Got: nil}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -136,7 +121,7 @@ func (o *Owner) setLocal(method string, transfer bool) error {
 	s := o.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.clock.Now()
+	now := s.now()
 	cur := *o.local.cur.Load()
 	if now >= cur.Deadline {
 		o.lapsed = true
@@ -160,7 +145,7 @@ func (o *Owner) Refresh() {
 	s := o.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	o.check(s.clock.Now())
+	o.check(s.now())
 	s.wakeLocked()
 }
 

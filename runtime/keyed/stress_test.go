@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // TestStressConcurrentCalls runs goroutines that register, re-register,
@@ -52,7 +53,7 @@ func TestStressConcurrentCalls(t *testing.T) {
 // next wake-up drains the catch-ups still running.
 type bulk struct {
 	n        int
-	interval time.Duration
+	interval temporal.Duration
 	overrun  keyed.Overrun
 	nudge    bool
 }
@@ -103,7 +104,7 @@ func (r *stressRun) fail(format string, args ...any) {
 func stress(t *testing.T, hooks keyed.Hooks, b bulk, goroutines, ops int) {
 	clk := &fakeClock{}
 	if b.nudge {
-		hooks.OnBatch = func(int) { clk.Advance(time.Microsecond) }
+		hooks.OnBatch = func(int) { clk.Advance(temporal.Microsecond) }
 	}
 	s, err := keyed.NewWithHooks(keyed.Options{Clock: clk, Workers: 4}, hooks)
 	if err != nil {
@@ -197,9 +198,9 @@ func (r *stressRun) step(rng *rand.Rand) {
 	default:
 		runtime.Gosched()
 	}
-	d := time.Duration(rng.IntN(3)) * ms / 2
+	d := temporal.Duration(rng.IntN(3)) * ms / 2
 	if rng.IntN(20) == 0 {
-		d = time.Duration(5+rng.IntN(15)) * ms // a late wake-up: catch-ups
+		d = temporal.Duration(5+rng.IntN(15)) * ms // a late wake-up: catch-ups
 	}
 	r.clk.Advance(d)
 	runtime.Gosched() // let the scheduler and the workers at it
@@ -219,7 +220,7 @@ func (r *stressRun) register(k *stressKey, rng *rand.Rand) {
 	g := &stressGen{key: k, cleanup: rng.IntN(4) != 0}
 	c := keyed.Config{
 		Key:      k.name,
-		Interval: time.Duration(1+rng.IntN(3)) * ms,
+		Interval: temporal.Duration(1+rng.IntN(3)) * ms,
 		Overrun:  stressOverrun(rng),
 		Callback: func(f keyed.Fire) { r.callback(g, f) },
 	}
@@ -364,7 +365,7 @@ func TestStressCatchUpsDrainedWhileRunning(t *testing.T) {
 	done := make(chan struct{})
 	s, err := keyed.NewWithHooks(keyed.Options{Clock: clk, Workers: 2}, keyed.Hooks{
 		// The next wake-up drains the catch-ups handed out in this batch.
-		OnBatch: func(int) { clk.Advance(time.Microsecond) },
+		OnBatch: func(int) { clk.Advance(temporal.Microsecond) },
 		// Nothing in flight: the wave ended; the next one starts 20
 		// intervals late, 16 catch-ups a timer.
 		Idle: func() {
