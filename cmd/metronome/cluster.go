@@ -279,13 +279,13 @@ type clusterRunner struct {
 	untilDone bool // over because --until passed with owners waiting
 }
 
-func (r *clusterRunner) Next() (time.Duration, bool) {
+func (r *clusterRunner) Next() (temporal.Duration, bool) {
 	wait, ok := r.budgetedRunner.Next()
 	if ok {
 		return wait, true
 	}
 	if r.Stopped() == hostservices.StopIdle && r.c.waiting() {
-		if left := (r.s.o.Until - r.s.elapsed()).Std(); left > 0 {
+		if left := r.s.o.Until - r.s.elapsed(); left > 0 {
 			return left, true
 		}
 		r.untilDone = true
@@ -294,7 +294,7 @@ func (r *clusterRunner) Next() (time.Duration, bool) {
 	return 0, true
 }
 
-func (r *clusterRunner) Step(elapsed time.Duration) error {
+func (r *clusterRunner) Step(elapsed temporal.Duration) error {
 	if r.over {
 		return errRunOver
 	}

@@ -50,7 +50,7 @@ func onService(s *driver.Service, onError func(error)) Timers {
 func (c serviceTimers) Now() temporal.Instant { return c.clock.Now() }
 
 func (c serviceTimers) AfterFunc(d temporal.Duration, _ any, f func() error) (Timer, error) {
-	t, err := c.s.Schedule(d.Std(), func() {
+	t, err := c.s.Schedule(d, func() {
 		if err := f(); err != nil && c.onError != nil {
 			c.onError(err)
 		}
