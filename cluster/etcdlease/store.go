@@ -299,7 +299,7 @@ func (c *Claim) ID() string { return c.id }
 // Key returns the ownership key.
 func (c *Claim) Key() string { return c.key }
 
-// Lease is keyed.Authority: the fence and deadline while this process owns
+// Lease is cadence.Authority: the fence and deadline while this process owns
 // the id; held is false for a standby.
 func (c *Claim) Lease() (cadence.Lease, bool) {
 	s := c.s

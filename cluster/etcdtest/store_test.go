@@ -11,6 +11,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/metronome-rt/metronome/cluster/etcdlease"
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/keyed"
 	"github.com/metronome-rt/metronome/runtime/keyed/authoritytest"
 	"github.com/metronome-rt/metronome/temporal"
@@ -74,7 +75,7 @@ type tickRec struct {
 	fence uint64
 	at    int64 // on the store's clock, when the callback started
 	slot  int64
-	lease keyed.Lease // Lease's answer then
+	lease cadence.Lease // Lease's answer then
 	held  bool
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/keyed"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -29,9 +30,11 @@ func TestBadInputsRegisterNothing(t *testing.T) {
 			{"negative delay", func(c *keyed.Config) { c.Delay = -1 }, "Delay"},
 			{"nil callback", func(c *keyed.Config) { c.Callback = nil }, "Callback"},
 			{"unknown policy", func(c *keyed.Config) { c.Overrun.Policy = 3 }, "Overrun.Policy"},
-			{"negative max", func(c *keyed.Config) { c.Overrun = keyed.Overrun{Policy: keyed.CatchUpBounded, MaxCatchUpTicks: -1} }, "Overrun.MaxCatchUpTicks"},
+			{"negative max", func(c *keyed.Config) {
+				c.Overrun = cadence.Overrun{Policy: cadence.CatchUpBounded, MaxCatchUpTicks: -1}
+			}, "Overrun.MaxCatchUpTicks"},
 			{"max over MaxInt32", func(c *keyed.Config) {
-				c.Overrun = keyed.Overrun{Policy: keyed.CatchUpBounded, MaxCatchUpTicks: keyed.MaxCatchUpTicksLimit + 1}
+				c.Overrun = cadence.Overrun{Policy: cadence.CatchUpBounded, MaxCatchUpTicks: cadence.MaxCatchUpTicksLimit + 1}
 			}, "Overrun.MaxCatchUpTicks"},
 		} {
 			c := ok
@@ -45,7 +48,7 @@ func TestBadInputsRegisterNothing(t *testing.T) {
 		}
 		// Ignored outside CatchUpBounded.
 		c := ok
-		c.Overrun = keyed.Overrun{Policy: keyed.DelayNextTick, MaxCatchUpTicks: -5}
+		c.Overrun = cadence.Overrun{Policy: cadence.DelayNextTick, MaxCatchUpTicks: -5}
 		if _, err := h.s.Register(c); err != nil {
 			t.Errorf("MaxCatchUpTicks outside CatchUpBounded: %v", err)
 		}

@@ -53,8 +53,8 @@
 //
 // # Ticks
 //
-// A callback receives a Fire: its Tick, Key, Generation and the Fence it
-// runs under. DeliveryIndex counts the callbacks started in the generation
+// A callback receives a Fire: its cadence.Tick, Key, Generation and the
+// Fence it runs under. DeliveryIndex counts the callbacks started in the generation
 // from 1; ScheduledIndex is the nominal tick (the first due after Delay is
 // 1, then one per Interval), never decreasing and at least DeliveryIndex;
 // SkippedTicks is the nominal ticks since the previous delivery that got
@@ -65,8 +65,9 @@
 //
 // # Overrun policies
 //
-// With handlers that finish in time every policy delivers every nominal
-// tick. When a handler overran or the process was suspended:
+// Config.Overrun is a cadence.Overrun. With handlers that finish in time
+// every policy delivers every nominal tick. When a handler overran or the
+// process was suspended:
 //
 //	period 10ms, first due at 10ms, host stalled until 35ms:
 //	SkipLateTicks   once at 35 (scheduled index 3, skipped 2), then 40, 50, ...
@@ -83,7 +84,8 @@
 //
 // # Owners and leases
 //
-// An Owner scopes keys and holds the Authority its timers tick under.
+// An Owner scopes keys and holds the cadence.Authority its timers tick
+// under.
 // Scheduler.Register uses the scheduler's own owner, which never expires.
 // NewOwner(d) holds a local lease: its deadline is the last renewal + d on
 // the scheduler's clock, and Transfer starts a new authority with a new

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/keyed"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -138,8 +139,8 @@ func (r *recorder) runs(key string, gen uint64) bool {
 }
 
 // ticks is the ticks of fs, for comparing.
-func ticks(fs []fired) []keyed.Tick {
-	var ts []keyed.Tick
+func ticks(fs []fired) []cadence.Tick {
+	var ts []cadence.Tick
 	for _, f := range fs {
 		ts = append(ts, f.Tick)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/keyed"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -16,9 +17,9 @@ type mTimer struct {
 	gen      uint64
 	first    int64 // nominal tick 1
 	interval int64
-	policy   keyed.Policy
-	last     keyed.Tick // the last delivery
-	from     int64      // ticks due before this were dropped by a resume
+	policy   cadence.Policy
+	last     cadence.Tick // the last delivery
+	from     int64        // ticks due before this were dropped by a resume
 }
 
 // nextDue is when the first tick the timer still owes is due.
@@ -70,7 +71,7 @@ func testModel(t *testing.T, hooks keyed.Hooks) {
 			h := &harness{clk: clk, s: s}
 			r := newRecorder(clk)
 			leased, _ := s.NewOwner(temporal.Duration(rapid.Int64Range(5, 40).Draw(rt, "lease")) * ms)
-			l, _ := keyed.OwnerAuthority(leased).Lease()
+			l, _ := leased.Authority().Lease()
 			owners := []*mOwner{{}, {o: leased, lease: int64(l.Deadline), deadline: l.Deadline, fence: l.Fence}}
 			keys := []string{"d-a", "d-b", "o-a", "o-b"}
 			owner := func(k string) *mOwner { return owners[map[byte]int{'d': 0, 'o': 1}[k[0]]] }
@@ -107,7 +108,7 @@ func testModel(t *testing.T, hooks keyed.Hooks) {
 						tk.ScheduledIndex < tk.DeliveryIndex || tk.SkippedTicks != tk.ScheduledIndex-prev.ScheduledIndex-1 {
 						rt.Fatalf("%s: tick %+v after %+v", f.Key, tk, prev)
 					}
-					if m.policy != keyed.DelayNextTick && m.first+(tk.ScheduledIndex-1)*m.interval > int64(f.at) {
+					if m.policy != cadence.DelayNextTick && m.first+(tk.ScheduledIndex-1)*m.interval > int64(f.at) {
 						rt.Fatalf("%s: tick %+v at %v is early", f.Key, tk, f.at)
 					}
 					m.last = tk
@@ -123,7 +124,7 @@ func testModel(t *testing.T, hooks keyed.Hooks) {
 					return // every worker is in a handler: due ticks wait for one
 				}
 				for k, m := range live {
-					if m.policy == keyed.DelayNextTick || holds[k] != nil || r.busy(k) > 0 || !owner(k).valid(now) {
+					if m.policy == cadence.DelayNextTick || holds[k] != nil || r.busy(k) > 0 || !owner(k).valid(now) {
 						continue
 					}
 					if due := m.nextDue(); due <= now {
@@ -136,9 +137,9 @@ func testModel(t *testing.T, hooks keyed.Hooks) {
 				"register": func(rt *rapid.T) {
 					k := rapid.SampledFrom(keys).Draw(rt, "key")
 					iv := rapid.Int64Range(1, 6).Draw(rt, "interval") * int64(ms)
-					p := keyed.Policy(rapid.IntRange(0, 2).Draw(rt, "policy"))
+					p := cadence.Policy(rapid.IntRange(0, 2).Draw(rt, "policy"))
 					c := keyed.Config{Key: k, Interval: temporal.Duration(iv), Callback: r.callback,
-						Overrun: keyed.Overrun{Policy: p, MaxCatchUpTicks: rapid.Int64Range(0, 3).Draw(rt, "max")}}
+						Overrun: cadence.Overrun{Policy: p, MaxCatchUpTicks: rapid.Int64Range(0, 3).Draw(rt, "max")}}
 					var tm *keyed.Timer
 					if o := owner(k).o; o != nil {
 						tm = register(rt, o, c)
@@ -208,7 +209,7 @@ func testModel(t *testing.T, hooks keyed.Hooks) {
 					} else if err := o.o.Renew(); err != nil {
 						rt.Fatal(err)
 					}
-					l, _ := keyed.OwnerAuthority(o.o).Lease()
+					l, _ := o.o.Authority().Lease()
 					o.deadline, o.fence = l.Deadline, l.Fence
 					for k, m := range live {
 						if owner(k) == o && from > m.from {

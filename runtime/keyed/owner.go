@@ -7,18 +7,6 @@ import (
 	"github.com/metronome-rt/metronome/temporal"
 )
 
-// Lease and Authority are package cadence's, shared with the keyed
-// timers in virtual time: an owner's timers tick under an Authority, which
-// the scheduler asks before it queues a tick (on its goroutine, holding its
-// lock) and again on the worker just before the callback starts. Deadlines
-// are on the scheduler's Clock, in nanoseconds since the Unix epoch
-// (Instant.UnixNano). An authority other than a local lease calls
-// Owner.Refresh whenever its answer changes.
-type (
-	Lease     = cadence.Lease
-	Authority = cadence.Authority
-)
-
 // Gate is the host's execution authority: a tick starts only after
 // Acquire granted it. Acquire runs on the scheduler
 // goroutine under its lock and must not block or call into the Scheduler;
@@ -34,29 +22,29 @@ type Gate interface {
 // Scheduler's own owner (Scheduler.Register) never expires.
 type Owner struct {
 	s     *Scheduler
-	auth  Authority
+	auth  cadence.Authority
 	local *localLease // nil for another Authority
 
 	// Guarded by s.mu.
 	slots  map[string]*slot
-	parked []*Timer // due while the authority lapsed: waiting for Refresh
-	seen   Lease    // the lease last read
-	lapsed bool     // a read found the authority lapsed; the next valid one resumes
+	parked []*Timer      // due while the authority lapsed: waiting for Refresh
+	seen   cadence.Lease // the lease last read
+	lapsed bool          // a read found the authority lapsed; the next valid one resumes
 }
 
 // localLease is the default authority: deadline = last renewal + lease on
 // the scheduler's clock, a new fence on each transfer.
 type localLease struct {
 	lease int64
-	cur   atomic.Pointer[Lease]
+	cur   atomic.Pointer[cadence.Lease]
 }
 
-func (l *localLease) Lease() (Lease, bool) { return *l.cur.Load(), true }
+func (l *localLease) Lease() (cadence.Lease, bool) { return *l.cur.Load(), true }
 
 // forever is the authority of the scheduler's own owner.
 type forever struct{}
 
-func (forever) Lease() (Lease, bool) { return Lease{Deadline: cadence.Never}, true }
+func (forever) Lease() (cadence.Lease, bool) { return cadence.Lease{Deadline: cadence.Never}, true }
 
 // NewOwner returns an owner holding a local lease of lease (> 0), renewed
 // now.
@@ -71,7 +59,7 @@ func (s *Scheduler) NewOwner(lease temporal.Duration) (*Owner, error) {
 	}
 	l := &localLease{lease: int64(lease)}
 	s.fences++
-	cur := Lease{Fence: s.fences, Deadline: satAdd(s.now(), int64(lease))}
+	cur := cadence.Lease{Fence: s.fences, Deadline: satAdd(s.now(), int64(lease))}
 	l.cur.Store(&cur)
 	o := s.newOwner(l)
 	o.local = l
@@ -79,9 +67,9 @@ func (s *Scheduler) NewOwner(lease temporal.Duration) (*Owner, error) {
 }
 
 // NewOwnerAuthority returns an owner whose timers tick under a.
-func (s *Scheduler) NewOwnerAuthority(a Authority) (*Owner, error) {
+func (s *Scheduler) NewOwnerAuthority(a cadence.Authority) (*Owner, error) {
 	if a == nil {
-		return nil, &temporal.OptionError{Method: "NewOwnerAuthority", Param: "a", Want: "an Authority", Got: nil}
+		return nil, &temporal.OptionError{Method: "NewOwnerAuthority", Param: "a", Want: "a cadence.Authority", Got: nil}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -91,7 +79,7 @@ func (s *Scheduler) NewOwnerAuthority(a Authority) (*Owner, error) {
 	return s.newOwner(a), nil
 }
 
-func (s *Scheduler) newOwner(a Authority) *Owner {
+func (s *Scheduler) newOwner(a cadence.Authority) *Owner {
 	o := &Owner{s: s, auth: a, slots: make(map[string]*slot)}
 	o.seen, _ = a.Lease()
 	s.owners = append(s.owners, o)
@@ -100,7 +88,7 @@ func (s *Scheduler) newOwner(a Authority) *Owner {
 
 // Authority returns the authority o's timers tick under: its local lease,
 // or the one NewOwnerAuthority was given.
-func (o *Owner) Authority() Authority { return o.auth }
+func (o *Owner) Authority() cadence.Authority { return o.auth }
 
 // Renew moves a local lease's deadline to now + lease. Renewed after its
 // deadline passed, the owner's timers resume from their next nominal tick:
@@ -152,7 +140,7 @@ func (o *Owner) Refresh() {
 // check reads the authority at now and reports the lease and whether
 // admission is open. The first valid read after a lapse, and any read
 // under a new fence, resumes every timer of the owner from now. s.mu held.
-func (o *Owner) check(now int64) (Lease, bool) {
+func (o *Owner) check(now int64) (cadence.Lease, bool) {
 	l, held := o.auth.Lease()
 	ok := held && now < l.Deadline
 	if !ok {
@@ -203,4 +191,12 @@ func (o *Owner) resumeAll(from int64) {
 	for _, t := range parked {
 		s.queue(t)
 	}
+}
+
+// satAdd is a+b, saturating at cadence.Never.
+func satAdd(a, b int64) int64 {
+	if b > 0 && a > cadence.Never-b {
+		return cadence.Never
+	}
+	return a + b
 }

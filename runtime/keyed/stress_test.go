@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/keyed"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -29,7 +30,7 @@ func TestStressConcurrentCalls(t *testing.T) {
 	if os.Getenv("METRONOME_SOAK") != "" {
 		goroutines, ops = 48, 4000
 	}
-	catchUp := keyed.Overrun{Policy: keyed.CatchUpBounded, MaxCatchUpTicks: 16}
+	catchUp := cadence.Overrun{Policy: cadence.CatchUpBounded, MaxCatchUpTicks: 16}
 	for _, v := range []struct {
 		name  string
 		hooks keyed.Hooks
@@ -42,7 +43,7 @@ func TestStressConcurrentCalls(t *testing.T) {
 		// their workers finish them.
 		{"catch-ups", keyed.Hooks{}, bulk{300, ms, catchUp, true}, ops},
 		// Waves large enough to go to the pool while they are drained.
-		{"waves", keyed.Hooks{}, bulk{4200, 50 * ms, keyed.Overrun{}, false}, ops / 4},
+		{"waves", keyed.Hooks{}, bulk{4200, 50 * ms, cadence.Overrun{}, false}, ops / 4},
 	} {
 		t.Run(v.name, func(t *testing.T) { stress(t, v.hooks, v.bulk, goroutines, v.ops) })
 	}
@@ -54,7 +55,7 @@ func TestStressConcurrentCalls(t *testing.T) {
 type bulk struct {
 	n        int
 	interval temporal.Duration
-	overrun  keyed.Overrun
+	overrun  cadence.Overrun
 	nudge    bool
 }
 
@@ -208,11 +209,11 @@ func (r *stressRun) step(rng *rand.Rand) {
 
 // stressOverrun is mostly CatchUpBounded, whose catch-ups hand a tick to
 // the pool with more already due.
-func stressOverrun(rng *rand.Rand) keyed.Overrun {
-	if p := keyed.Policy(rng.IntN(4)); p <= keyed.DelayNextTick && p != keyed.CatchUpBounded {
-		return keyed.Overrun{Policy: p}
+func stressOverrun(rng *rand.Rand) cadence.Overrun {
+	if p := cadence.Policy(rng.IntN(4)); p <= cadence.DelayNextTick && p != cadence.CatchUpBounded {
+		return cadence.Overrun{Policy: p}
 	}
-	return keyed.Overrun{Policy: keyed.CatchUpBounded, MaxCatchUpTicks: 1 + rng.Int64N(8)}
+	return cadence.Overrun{Policy: cadence.CatchUpBounded, MaxCatchUpTicks: 1 + rng.Int64N(8)}
 }
 
 // register registers k, or re-registers it, ending its current generation.
@@ -386,7 +387,7 @@ func TestStressCatchUpsDrainedWhileRunning(t *testing.T) {
 	var calls atomic.Int64
 	for i := range timers {
 		tms[i] = register(t, s, keyed.Config{Key: fmt.Sprint("t", i), Interval: ms,
-			Overrun: keyed.Overrun{Policy: keyed.CatchUpBounded, MaxCatchUpTicks: 16},
+			Overrun: cadence.Overrun{Policy: cadence.CatchUpBounded, MaxCatchUpTicks: 16},
 			Callback: func(f keyed.Fire) {
 				if n := running[i].Add(1); n != 1 {
 					t.Errorf("%s: %d callbacks at once", f.Key, n)

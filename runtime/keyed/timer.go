@@ -18,7 +18,7 @@ type Config struct {
 	// Interval.
 	Delay temporal.Duration
 	// Overrun is the overrun policy; the zero value is SkipLateTicks.
-	Overrun Overrun
+	Overrun cadence.Overrun
 	// Callback runs once per delivered tick, on a worker: required.
 	Callback func(Fire)
 	// OnCancel, when set, is the generation's timer-owned cleanup: it runs
@@ -29,7 +29,7 @@ type Config struct {
 
 // Fire is what a callback receives: the Tick and whose it is.
 type Fire struct {
-	Tick
+	cadence.Tick
 	Key        string
 	Generation uint64 // 1 for a key's first registration within its owner
 	Fence      uint64 // the owner authority's fence the tick was queued and started under
@@ -221,7 +221,7 @@ func (c *Config) check(method string) error {
 		return &temporal.OptionError{Method: method, Param: "Callback", Want: "a function", Got: nil}
 	case int(c.Overrun.Policy) >= len(cadence.PolicyNames()):
 		return &temporal.OptionError{Method: method, Param: "Overrun.Policy", Want: "one of SkipLateTicks, CatchUpBounded, DelayNextTick", Got: c.Overrun.Policy}
-	case c.Overrun.Policy == CatchUpBounded && (c.Overrun.MaxCatchUpTicks < 0 || c.Overrun.MaxCatchUpTicks > MaxCatchUpTicksLimit):
+	case c.Overrun.Policy == cadence.CatchUpBounded && (c.Overrun.MaxCatchUpTicks < 0 || c.Overrun.MaxCatchUpTicks > cadence.MaxCatchUpTicksLimit):
 		return &temporal.OptionError{Method: method, Param: "Overrun.MaxCatchUpTicks", Want: "1..2147483647 under CatchUpBounded (0: the default, 1)", Got: c.Overrun.MaxCatchUpTicks}
 	}
 	return nil

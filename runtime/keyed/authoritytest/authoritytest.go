@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/keyed"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -33,7 +34,7 @@ import (
 type Subject struct {
 	// Owner ticks under Authority.
 	Owner     *keyed.Owner
-	Authority keyed.Authority
+	Authority cadence.Authority
 	// Lose ends this process's ownership and returns once the authority
 	// admits no tick (Lease not held, or its deadline passed); it stays
 	// lost until Regain.
@@ -66,7 +67,7 @@ func Run(t *testing.T, h Harness) {
 // record is one callback's view.
 type record struct {
 	fire  keyed.Fire
-	lease keyed.Lease
+	lease cadence.Lease
 	held  bool
 	now   int64
 	phase int32
