@@ -12,7 +12,8 @@ import (
 	"github.com/metronome-rt/metronome/temporal"
 )
 
-// Each bad input is an *OptionError naming the method and the option, and
+// Each bad input is a *temporal.OptionError naming the method and the
+// option, and
 // registers nothing.
 func TestBadInputsRegisterNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -29,13 +30,13 @@ func TestBadInputsRegisterNothing(t *testing.T) {
 			{"negative interval", func(c *keyed.Config) { c.Interval = -ms }, "Interval"},
 			{"negative delay", func(c *keyed.Config) { c.Delay = -1 }, "Delay"},
 			{"nil callback", func(c *keyed.Config) { c.Callback = nil }, "Callback"},
-			{"unknown policy", func(c *keyed.Config) { c.Overrun.Policy = 3 }, "Overrun.Policy"},
+			{"unknown policy", func(c *keyed.Config) { c.Overrun.Policy = 3 }, "Overrun"},
 			{"negative max", func(c *keyed.Config) {
 				c.Overrun = cadence.Overrun{Policy: cadence.CatchUpBounded, MaxCatchUpTicks: -1}
-			}, "Overrun.MaxCatchUpTicks"},
+			}, "Overrun"},
 			{"max over MaxInt32", func(c *keyed.Config) {
 				c.Overrun = cadence.Overrun{Policy: cadence.CatchUpBounded, MaxCatchUpTicks: cadence.MaxCatchUpTicksLimit + 1}
-			}, "Overrun.MaxCatchUpTicks"},
+			}, "Overrun"},
 		} {
 			c := ok
 			c.Key = "k-" + tc.name

@@ -219,10 +219,9 @@ func (c *Config) check(method string) error {
 		return &temporal.OptionError{Method: method, Param: "Delay", Want: "a duration >= 0", Got: c.Delay}
 	case c.Callback == nil:
 		return &temporal.OptionError{Method: method, Param: "Callback", Want: "a function", Got: nil}
-	case int(c.Overrun.Policy) >= len(cadence.PolicyNames()):
-		return &temporal.OptionError{Method: method, Param: "Overrun.Policy", Want: "one of SkipLateTicks, CatchUpBounded, DelayNextTick", Got: c.Overrun.Policy}
-	case c.Overrun.Policy == cadence.CatchUpBounded && (c.Overrun.MaxCatchUpTicks < 0 || c.Overrun.MaxCatchUpTicks > cadence.MaxCatchUpTicksLimit):
-		return &temporal.OptionError{Method: method, Param: "Overrun.MaxCatchUpTicks", Want: "1..2147483647 under CatchUpBounded (0: the default, 1)", Got: c.Overrun.MaxCatchUpTicks}
+	}
+	if err := c.Overrun.Check(); err != nil {
+		return &temporal.OptionError{Method: method, Param: "Overrun", Err: err}
 	}
 	return nil
 }
