@@ -8,11 +8,11 @@ import (
 )
 
 // Gate is the host's execution authority: a tick starts only after
-// Acquire granted it. Acquire runs on the scheduler
-// goroutine under its lock and must not block or call into the Scheduler;
-// Release runs on the worker once the callback returned (or did not
-// start). A refused tick is retained and retried at every later wake-up of
-// the scheduler; a host whose gate opens calls Scheduler.Retry.
+// Acquire granted it. Acquire runs on the scheduler goroutine under its
+// lock and must not block or call into the Scheduler; Release runs on the
+// worker once the callback returned (or did not start). A refused tick is
+// retained and retried at every later wake-up of the scheduler; a host
+// whose gate opens calls Scheduler.Retry.
 type Gate interface {
 	Acquire(t *Timer) bool
 	Release(t *Timer)
@@ -46,8 +46,8 @@ type forever struct{}
 
 func (forever) Lease() (cadence.Lease, bool) { return cadence.Lease{Deadline: cadence.Never}, true }
 
-// NewOwner returns an owner holding a local lease of lease (> 0), renewed
-// now.
+// NewOwner returns an owner holding a local lease that lasts lease (> 0)
+// after each renewal, renewed now.
 func (s *Scheduler) NewOwner(lease temporal.Duration) (*Owner, error) {
 	if lease <= 0 {
 		return nil, &temporal.OptionError{Method: "NewOwner", Param: "lease", Want: "a duration > 0", Got: lease}
