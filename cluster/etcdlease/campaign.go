@@ -10,9 +10,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// Campaigns for the ownership keys, and the watch that sees them change
-// hands.
-
 // queue asks the campaign loop to campaign for c.
 func (s *Store) queue(c *Claim) {
 	s.mu.Lock()
@@ -29,7 +26,7 @@ func (s *Store) campaignLoop() {
 	t := time.NewTimer(time.Hour)
 	defer t.Stop()
 	for {
-		now := s.clock.Now()
+		now := s.now()
 		next := int64(math.MaxInt64)
 		var due []*Claim
 		s.mu.Lock()
@@ -56,7 +53,7 @@ func (s *Store) campaignLoop() {
 		}
 		var alarm <-chan time.Time
 		if next != math.MaxInt64 {
-			t.Reset(time.Duration(next - s.clock.Now()))
+			t.Reset(time.Duration(next - s.now()))
 			alarm = t.C
 		}
 		select {
@@ -80,7 +77,7 @@ func (s *Store) campaign(ctx context.Context, c *Claim, lease clientv3.LeaseID) 
 	s.stats.Campaigns++
 	if err != nil {
 		if !c.closed && s.lease == lease {
-			c.hold = satAdd(s.clock.Now(), int64(s.o.Retry))
+			c.hold = satAdd(s.now(), int64(s.o.Retry))
 			s.pending[c] = struct{}{}
 		}
 		s.mu.Unlock()
@@ -150,7 +147,7 @@ func (s *Store) watchLoop() {
 		if s.ctx.Err() != nil {
 			return
 		}
-		t.Reset(s.o.Retry)
+		t.Reset(s.o.Retry.Std())
 		select {
 		case <-s.ctx.Done():
 			return

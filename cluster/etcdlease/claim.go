@@ -4,12 +4,9 @@ import (
 	"context"
 	"math"
 
-	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
-
-// A Claim, the news of its gains and losses, and their delivery to the
-// claim's refresh function.
 
 type note struct {
 	c  *Claim
@@ -35,23 +32,23 @@ func (c *Claim) ID() string { return c.id }
 // Key returns the ownership key.
 func (c *Claim) Key() string { return c.key }
 
-// Lease is keyed.Authority: the fence and deadline while this process
-// owns the id; held is false for a standby.
-func (c *Claim) Lease() (keyed.Lease, bool) {
+// Lease is cadence.Authority: the fence and deadline while this process owns
+// the id; held is false for a standby.
+func (c *Claim) Lease() (cadence.Lease, bool) {
 	s := c.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.fence == 0 {
-		return keyed.Lease{}, false
+		return cadence.Lease{}, false
 	}
-	return keyed.Lease{Fence: c.fence, Deadline: s.deadline}, true
+	return cadence.Lease{Fence: c.fence, Deadline: s.deadline}, true
 }
 
 // Admit is sched.Admitter: the fence, and whether a tick may start now
 // (owned and before the deadline).
 func (c *Claim) Admit() (fence uint64, ok bool) {
 	l, held := c.Lease()
-	return l.Fence, held && c.s.clock.Now() < l.Deadline
+	return l.Fence, held && c.s.now() < l.Deadline
 }
 
 // Owned reports whether this process owns the id now: Admit's ok.
@@ -74,7 +71,7 @@ func (c *Claim) Resign(ctx context.Context) error {
 	f := c.fence
 	if f != 0 {
 		s.lose(c, "resigned")
-		c.hold = satAdd(s.clock.Now(), int64(s.o.TTL))
+		c.hold = satAdd(s.now(), int64(s.o.TTL))
 		s.pending[c] = struct{}{}
 	}
 	s.mu.Unlock()

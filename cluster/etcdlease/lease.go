@@ -8,9 +8,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// The store's etcd lease: granted, kept alive, and lapsed when keep-alives
-// stop getting through before the deadline.
-
 // keepLoop holds the lease: a grant when there is none, then a keep-alive
 // every TTL/3.
 func (s *Store) keepLoop() {
@@ -37,10 +34,10 @@ func (s *Store) keepLoop() {
 }
 
 // renewEvery is the keep-alive period.
-func (s *Store) renewEvery() time.Duration { return s.o.TTL / 3 }
+func (s *Store) renewEvery() time.Duration { return (s.o.TTL / 3).Std() }
 
 func (s *Store) grant() time.Duration {
-	sent := s.clock.Now()
+	sent := s.now()
 	ctx, cancel := s.request()
 	resp, err := s.cli.Grant(ctx, s.ttl)
 	cancel()
@@ -48,7 +45,7 @@ func (s *Store) grant() time.Duration {
 	defer s.mu.Unlock()
 	s.stats.Grants++
 	if err != nil || s.closed {
-		return s.o.Retry
+		return s.o.Retry.Std()
 	}
 	select {
 	case <-s.granted:
@@ -66,7 +63,7 @@ func (s *Store) grant() time.Duration {
 }
 
 func (s *Store) keepAlive(id clientv3.LeaseID) time.Duration {
-	sent := s.clock.Now()
+	sent := s.now()
 	ctx, cancel := s.request()
 	resp, err := s.cli.KeepAliveOnce(ctx, id)
 	cancel()
@@ -85,9 +82,9 @@ func (s *Store) keepAlive(id clientv3.LeaseID) time.Duration {
 		}
 		return 0
 	case err != nil:
-		return s.o.Retry
+		return s.o.Retry.Std()
 	}
-	if !s.lapsed && s.clock.Now() >= s.deadline {
+	if !s.lapsed && s.now() >= s.deadline {
 		s.lapse() // before the lapse timer could: told first all the same
 	}
 	lapsed := s.lapsed
@@ -108,7 +105,7 @@ func (s *Store) keepAlive(id clientv3.LeaseID) time.Duration {
 
 // armLapse sets the lapse timer to the deadline. s.mu held.
 func (s *Store) armLapse() {
-	s.lapseT.Reset(time.Duration(max(s.deadline-s.clock.Now(), 0)))
+	s.lapseT.Reset(time.Duration(max(s.deadline-s.now(), 0)))
 }
 
 // checkLapse runs at the deadline: with no later keep-alive answered,
@@ -119,7 +116,7 @@ func (s *Store) checkLapse() {
 	if s.closed || s.lease == 0 || s.lapsed {
 		return
 	}
-	if now := s.clock.Now(); now < s.deadline {
+	if now := s.now(); now < s.deadline {
 		s.lapseT.Reset(time.Duration(s.deadline - now))
 		return
 	}

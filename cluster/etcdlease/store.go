@@ -13,13 +13,14 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // DefaultPrefix is where ownership keys go when Options.Prefix is empty.
 const DefaultPrefix = "/metronome/owners/"
 
 // DefaultTTL is the lease's TTL when Options.TTL is 0.
-const DefaultTTL = 2 * time.Second
+const DefaultTTL = 2 * temporal.Second
 
 // Options configures Open. The zero value is ready to use.
 type Options struct {
@@ -30,17 +31,17 @@ type Options struct {
 	// DefaultTTL. A dead or suspended owner's ids move to a standby about
 	// TTL (up to TTL + 500ms, etcd's expiry check) after its last
 	// keep-alive.
-	TTL time.Duration
+	TTL temporal.Duration
 	// Margin is taken off each deadline for clock drift: >= 0 and < TTL/2;
 	// 0 means TTL/10.
-	Margin time.Duration
+	Margin temporal.Duration
 	// Retry is the wait between attempts while etcd is unreachable: > 0 and
 	// <= TTL/3; 0 means TTL/10.
-	Retry time.Duration
+	Retry temporal.Duration
 	// Clock is the clock Lease reports deadlines on: give the keyed.Scheduler
-	// the same one (keyed.Options.Clock = Store.Clock()). Nil means a
-	// keyed.SystemClock made by Open.
-	Clock keyed.Clock
+	// the same one (keyed.Options.Clock = Store.Clock()). Its Now must never
+	// decrease. Nil means a keyed.SystemClock made by Open.
+	Clock temporal.Clock
 	// Value is stored in the ownership keys, to tell operators who owns an
 	// id; "" means "HOSTNAME/PID".
 	Value string
@@ -74,21 +75,11 @@ func (c Change) String() string {
 // ErrClosed is returned by calls on a closed Store or Claim.
 var ErrClosed = errors.New("etcdlease: closed")
 
-// OptionError is a bad argument: "Open: opts.TTL: want whole seconds >= 1s, got 1.5s".
-type OptionError struct {
-	Method, Param, Want string
-	Got                 any
-}
-
-func (e *OptionError) Error() string {
-	return fmt.Sprintf("%s: %s: want %s, got %v", e.Method, e.Param, e.Want, e.Got)
-}
-
 // Store holds this process's etcd lease and its claims.
 type Store struct {
 	cli      *clientv3.Client
 	o        Options
-	clock    keyed.Clock
+	clock    temporal.Clock
 	ttl      int64 // seconds, as asked
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -122,7 +113,7 @@ type Stats struct {
 func Open(cli *clientv3.Client, o Options) (*Store, error) {
 	const name = "Open"
 	if cli == nil {
-		return nil, &OptionError{name, "cli", "an etcd client", nil}
+		return nil, &temporal.OptionError{Method: name, Param: "cli", Want: "an etcd client", Got: nil}
 	}
 	if o.Prefix == "" {
 		o.Prefix = DefaultPrefix
@@ -130,26 +121,26 @@ func Open(cli *clientv3.Client, o Options) (*Store, error) {
 	if o.TTL == 0 {
 		o.TTL = DefaultTTL
 	}
-	if o.TTL < time.Second || o.TTL%time.Second != 0 {
-		return nil, &OptionError{name, "opts.TTL", "whole seconds >= 1s", o.TTL}
+	if o.TTL < temporal.Second || o.TTL%temporal.Second != 0 {
+		return nil, &temporal.OptionError{Method: name, Param: "opts.TTL", Want: "whole seconds >= 1s", Got: o.TTL}
 	}
 	if o.Margin == 0 {
 		o.Margin = o.TTL / 10
 	}
 	if o.Margin < 0 || o.Margin >= o.TTL/2 {
-		return nil, &OptionError{name, "opts.Margin", "a duration >= 0 and < TTL/2", o.Margin}
+		return nil, &temporal.OptionError{Method: name, Param: "opts.Margin", Want: "a duration >= 0 and < TTL/2", Got: o.Margin}
 	}
 	if o.Retry == 0 {
 		o.Retry = o.TTL / 10
 	}
 	if o.Retry < 0 || o.Retry > o.TTL/3 {
-		return nil, &OptionError{name, "opts.Retry", "a duration > 0 and <= TTL/3", o.Retry}
+		return nil, &temporal.OptionError{Method: name, Param: "opts.Retry", Want: "a duration > 0 and <= TTL/3", Got: o.Retry}
 	}
 	if o.Value == "" {
 		host, _ := os.Hostname()
 		o.Value = fmt.Sprintf("%s/%d", host, os.Getpid())
 	}
-	s := &Store{cli: cli, o: o, clock: o.Clock, ttl: int64(o.TTL / time.Second),
+	s := &Store{cli: cli, o: o, clock: o.Clock, ttl: int64(o.TTL / temporal.Second),
 		wake: make(chan struct{}, 1), granted: make(chan struct{}), note: make(chan struct{}, 1),
 		noteDone: make(chan struct{}), claims: map[string]*Claim{}, pending: map[*Claim]struct{}{}}
 	if s.clock == nil {
@@ -175,17 +166,20 @@ func (s *Store) Granted() <-chan struct{} { return s.granted }
 func (s *Store) Admitting() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.lease != 0 && s.clock.Now() < s.deadline
+	return s.lease != 0 && s.now() < s.deadline
 }
 
 // Clock returns the clock the Store's deadlines are on.
-func (s *Store) Clock() keyed.Clock { return s.clock }
+func (s *Store) Clock() temporal.Clock { return s.clock }
+
+// now reads the clock, in nanoseconds since the Unix epoch.
+func (s *Store) now() int64 { return s.clock.Now().UnixNano() }
 
 // Prefix returns the prefix of the ownership keys.
 func (s *Store) Prefix() string { return s.o.Prefix }
 
 // TTL returns the lease's TTL.
-func (s *Store) TTL() time.Duration { return s.o.TTL }
+func (s *Store) TTL() temporal.Duration { return s.o.TTL }
 
 // Stats returns the requests sent so far.
 func (s *Store) Stats() Stats {
@@ -211,7 +205,7 @@ func (s *Store) Lease() clientv3.LeaseID {
 func (s *Store) Claim(ctx context.Context, id string, refresh func()) (*Claim, error) {
 	const name = "Claim"
 	if id == "" {
-		return nil, &OptionError{name, "id", "a non-empty string", `""`}
+		return nil, &temporal.OptionError{Method: name, Param: "id", Want: "a non-empty string", Got: `""`}
 	}
 	s.mu.Lock()
 	if s.closed {
@@ -220,7 +214,7 @@ func (s *Store) Claim(ctx context.Context, id string, refresh func()) (*Claim, e
 	}
 	if s.claims[id] != nil {
 		s.mu.Unlock()
-		return nil, &OptionError{name, "id", "an id this Store has not claimed", id}
+		return nil, &temporal.OptionError{Method: name, Param: "id", Want: "an id this Store has not claimed", Got: id}
 	}
 	c := &Claim{s: s, id: id, key: s.o.Prefix + id, refresh: refresh}
 	s.claims[id] = c
@@ -271,7 +265,7 @@ func (s *Store) Close() error {
 	if lease == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.o.TTL/3)
+	ctx, cancel := context.WithTimeout(context.Background(), (s.o.TTL / 3).Std())
 	defer cancel()
 	if _, err := s.cli.Revoke(ctx, lease); err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) {
 		return fmt.Errorf("etcdlease: revoking the lease: %w", err)
@@ -287,7 +281,7 @@ func (s *Store) poke(ch chan struct{}) {
 }
 
 func (s *Store) request() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(s.ctx, s.o.TTL/3)
+	return context.WithTimeout(s.ctx, (s.o.TTL / 3).Std())
 }
 
 func satAdd(a, b int64) int64 {

@@ -124,7 +124,7 @@ func newBudgetedRunner(s *session) *budgetedRunner {
 	return &budgetedRunner{Runner: s.runner, s: s, span: scripting.NewDrainSpan(s.L, "step"), from: s.elapsed()}
 }
 
-func (r *budgetedRunner) Step(elapsed time.Duration) error {
+func (r *budgetedRunner) Step(elapsed temporal.Duration) error {
 	if now := r.s.elapsed(); r.s.o.Realtime || now-r.from >= r.s.o.Frame {
 		r.span.Restart()
 		r.from = now

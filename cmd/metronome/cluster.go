@@ -18,6 +18,7 @@ import (
 	"github.com/metronome-rt/metronome/lua/scripting"
 	"github.com/metronome-rt/metronome/runtime/driver"
 	"github.com/metronome-rt/metronome/runtime/sched"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // `metronome run --realtime --cluster etcd://HOST:PORT[,...]`: owners with
@@ -134,7 +135,7 @@ func openCluster(ctx context.Context, o runOptions) (*runCluster, error) {
 	}
 	ttl := o.ClusterTTL
 	if ttl == 0 {
-		ttl = etcdlease.DefaultTTL
+		ttl = etcdlease.DefaultTTL.Std()
 	}
 	cli, err := clientv3.New(clientv3.Config{Endpoints: o.Cluster, DialTimeout: ttl, Logger: zap.NewNop()})
 	if err != nil {
@@ -147,7 +148,7 @@ func openCluster(ctx context.Context, o runOptions) (*runCluster, error) {
 	if b := o.Budgets.Budget; b > 0 {
 		c.claimWait = min(c.claimWait, b/4)
 	}
-	c.store, err = etcdlease.Open(cli, etcdlease.Options{Prefix: o.ClusterPrefix, TTL: ttl, OnChange: func(ch etcdlease.Change) {
+	c.store, err = etcdlease.Open(cli, etcdlease.Options{Prefix: o.ClusterPrefix, TTL: temporal.Duration(ttl), OnChange: func(ch etcdlease.Change) {
 		c.post(func() { c.traceChange(ch) })
 	}})
 	if err != nil {
@@ -224,7 +225,7 @@ func (c *runCluster) Claim(id string) (scripting.ClusterClaim, error) {
 	cc := &runClaim{c: c}
 	claim, err := c.store.Claim(ctx, id, func() { c.post(cc.refresh) })
 	if err != nil {
-		var oe *etcdlease.OptionError
+		var oe *temporal.OptionError
 		if errors.As(err, &oe) && oe.Param == "id" {
 			return nil, errors.New("claimed already by another owner of this process")
 		}
@@ -278,13 +279,13 @@ type clusterRunner struct {
 	untilDone bool // over because --until passed with owners waiting
 }
 
-func (r *clusterRunner) Next() (time.Duration, bool) {
+func (r *clusterRunner) Next() (temporal.Duration, bool) {
 	wait, ok := r.budgetedRunner.Next()
 	if ok {
 		return wait, true
 	}
 	if r.Stopped() == hostservices.StopIdle && r.c.waiting() {
-		if left := (r.s.o.Until - r.s.elapsed()).Std(); left > 0 {
+		if left := r.s.o.Until - r.s.elapsed(); left > 0 {
 			return left, true
 		}
 		r.untilDone = true
@@ -293,7 +294,7 @@ func (r *clusterRunner) Next() (time.Duration, bool) {
 	return 0, true
 }
 
-func (r *clusterRunner) Step(elapsed time.Duration) error {
+func (r *clusterRunner) Step(elapsed temporal.Duration) error {
 	if r.over {
 		return errRunOver
 	}

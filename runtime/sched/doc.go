@@ -64,7 +64,7 @@
 // scheduler's own has no lease). Its ticks share the (deadline, creation)
 // order with plain jobs, so Count, List, Next, RunAll and the observer see
 // them. A handler may call Tick.Wait to keep running across virtual time;
-// ticks due meanwhile are late, and the timer's keyed.Policy decides what
+// ticks due meanwhile are late, and the timer's cadence.Policy decides what
 // is delivered when it ends. Advance observes every deadline in order, so
 // without a waiting handler or a Jump no tick is late. Re-registering a key
 // ends the old generation as Cancel does; the new one's first tick waits
