@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/hostservices"
+	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -164,8 +165,8 @@ func TestSeedRandom(t *testing.T) {
 	if draw(b) != first || draw(c) == first {
 		t.Fatalf("seed 7 twice and seed 8 gave %s, %s, %s", first, draw(b), draw(c))
 	}
-	if !SeedRandom(c, 7) || draw(c) != first {
-		t.Fatal("SeedRandom(7) did not repeat seed 7's sequence")
+	if !sandbox.SeedRandom(c, 7) || draw(c) != first {
+		t.Fatal("sandbox.SeedRandom(7) did not repeat seed 7's sequence")
 	}
 	doString(t, c, `math.randomseed(7)`)
 	if draw(c) != first {
@@ -173,7 +174,7 @@ func TestSeedRandom(t *testing.T) {
 	}
 	plain := lua.NewState()
 	defer plain.Close()
-	if SeedRandom(plain, 1) {
-		t.Fatal("SeedRandom on a state NewState did not make reported true")
+	if sandbox.SeedRandom(plain, 1) {
+		t.Fatal("sandbox.SeedRandom on a state NewState did not make reported true")
 	}
 }

@@ -6,8 +6,9 @@ import (
 	"math"
 	"time"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
+	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/runtime/debounce"
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
@@ -62,7 +63,7 @@ func newKeyDebouncer(L *lua.LState, s *sched.Scheduler, g *sched.Group) int {
 	if n, given := o.integer("seed", false); given {
 		c.Seed = uint64(n)
 	} else {
-		c.Seed = stateDraw(L) // last: a refused table draws nothing
+		c.Seed = sandbox.NextRandom(L) // last: a refused table draws nothing
 	}
 	main := L.G.MainThread
 	cbs := callbacksOf(main)
@@ -73,7 +74,7 @@ func newKeyDebouncer(L *lua.LState, s *sched.Scheduler, g *sched.Group) int {
 		for _, a := range args {
 			main.Push(a)
 		}
-		return cbs.call(main, cb, 1+len(args))
+		return cbs.Call(main, cb, 1+len(args))
 	})
 	if err != nil { // the checks above are New's; this is a bug if reached
 		raise(L, "%s: %v", fn, err)
@@ -108,17 +109,6 @@ func (o *options) boolean(key string, def bool) bool {
 	}
 	o.fail(key, "a boolean")
 	return def
-}
-
-// stateDraw is the next draw of the state's generator (math.random's, so
-// --seed decides it), or 0 for a state NewState did not make.
-func stateDraw(L *lua.LState) uint64 {
-	if ud, ok := L.G.Registry.RawGetString(randomKey).(*lua.LUserData); ok {
-		if g, ok := ud.Value.(*random); ok {
-			return g.r.Uint64()
-		}
-	}
-	return 0
 }
 
 func checkKeyDebouncer(L *lua.LState, fn string) *luaKeyDebouncer {

@@ -6,10 +6,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/hostservices"
 	"github.com/metronome-rt/metronome/internal/clip"
+	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -201,7 +202,7 @@ func Traceback(err error) (traceback string, ok bool) {
 	if name := callbackName(err); name != "" {
 		tb := api.StackTrace
 		if tb == "" {
-			tb = tracebackHeading // a callback's error without frames: name the job alone
+			tb = sandbox.TracebackHeading // a callback's error without frames: name the job alone
 		}
 		return tb + "\n\t" + name, true
 	}
@@ -239,8 +240,7 @@ func callbackName(err error) string {
 func scriptErrorValue(L *lua.LState, err error) lua.LValue {
 	v, msgLen := callbackErrorValue(err)
 	if s, ok := v.(lua.LString); ok {
-		c := callbacksOf(L)
-		c.raised, c.raisedMsg = string(s), msgLen
+		callbacksOf(L).NoteRaised(string(s), msgLen)
 	}
 	return v
 }
@@ -267,166 +267,3 @@ type flushError struct {
 
 func (e *flushError) Error() string { return e.err.Error() }
 func (e *flushError) Unwrap() error { return e.err }
-
-// callbacks runs a state's callbacks: each call is protected by a message
-// handler that records the traceback of the callback's frames while they
-// still exist.
-type callbacks struct {
-	gov     *governor // nil without budgets
-	handler *lua.LFunction
-	fn      *lua.LFunction // the callback running now (innermost)
-
-	// The last message with a traceback scriptErrorValue made, and the
-	// length of its message: a callback that lets it through continues
-	// that traceback rather than adding one.
-	raised    string
-	raisedMsg int
-	p         *protector
-	lookup    *lua.LFunction // looks up a table callback's method (see method)
-	method    string         // the method lookup is looking up
-}
-
-const callbacksKey = "metronome.callbacks"
-
-// callbacksOf returns the callback runner of L's main thread.
-func callbacksOf(L *lua.LState) *callbacks {
-	reg := L.G.Registry
-	if ud, ok := reg.RawGetString(callbacksKey).(*lua.LUserData); ok {
-		return ud.Value.(*callbacks)
-	}
-	c := &callbacks{p: protectorOf(L), gov: governorOf(L)}
-	c.handler = L.NewFunction(c.handle)
-	ud := L.NewUserData()
-	ud.Value = c
-	reg.RawSetString(callbacksKey, ud)
-	return c
-}
-
-// call calls f with the nargs arguments above it on L's stack, in
-// protected mode; an error comes back as a *lua.ApiError whose StackTrace
-// describes the callback's frames.
-func (c *callbacks) call(L *lua.LState, f *lua.LFunction, nargs int) error {
-	return c.callN(L, f, nargs, 0)
-}
-
-// callN is call leaving nret results on the stack (none on error).
-func (c *callbacks) callN(L *lua.LState, f *lua.LFunction, nargs, nret int) error {
-	if c.gov != nil {
-		if err := c.gov.callbackFrame(f); err != nil {
-			L.Pop(nargs + 1)
-			return err
-		}
-	}
-	prev := c.fn
-	c.fn = f
-	done := false
-	defer func() {
-		if !done { // a registry overflow escaping to the guard below
-			c.fn = prev
-			if c.gov != nil {
-				c.gov.leave(nil)
-			}
-		}
-	}()
-	err := c.p.call(L, nargs, nret, c.handler)
-	done = true
-	c.fn = prev
-	if c.gov != nil {
-		err = c.gov.leave(err)
-	}
-	if err == nil {
-		return nil
-	}
-	return c.unwrap(err)
-}
-
-// unwrap gives the error of a call made with c.handler the value and
-// traceback the handler recorded.
-func (c *callbacks) unwrap(err error) error {
-	var api *lua.ApiError
-	if errors.As(err, &api) {
-		if ud, ok := api.Object.(*lua.LUserData); ok {
-			if r, ok := ud.Value.(*raised); ok {
-				c.setTraceback(api, r.value, r.traceback)
-			}
-		}
-	}
-	return err
-}
-
-// setTraceback gives api the value v a callback raised and traceback, its
-// frames. A nested callback's error, raised by the advance this callback
-// called, keeps its own traceback, which goes on with this callback's
-// frames under one heading.
-func (c *callbacks) setTraceback(api *lua.ApiError, v lua.LValue, traceback string) {
-	api.Object, api.StackTrace = v, traceback
-	if s, ok := v.(lua.LString); ok && c.raised != "" && string(s) == c.raised {
-		api.Object = lua.LString(c.raised[:c.raisedMsg])
-		api.StackTrace = c.raised[c.raisedMsg+1:] + strings.TrimPrefix(traceback, tracebackHeading)
-	}
-}
-
-const tracebackHeading = "stack traceback:"
-
-// raised carries an error and its traceback from the message handler to
-// call.
-type raised struct {
-	value     lua.LValue
-	traceback string
-}
-
-// handle is the message handler: it describes the frames from the one that
-// raised the error out to the callback (the innermost call of c.fn made by a
-// Go function), and returns the error with them.
-func (c *callbacks) handle(L *lua.LState) int {
-	var b strings.Builder
-	b.WriteString(tracebackHeading)
-	more := WalkStack(L, 1, func(f StackFrame) bool {
-		fn := f.Fn
-		switch {
-		case fn != nil && fn == c.fn && fn == c.lookup:
-			fmt.Fprintf(&b, "\n\t[G]: in the lookup of method '%s'", c.method)
-			return false
-		case fn != nil && !fn.IsG && fn == c.fn && !calledFromLua(L, f.Level+1+f.TailCalls):
-			traceLine(&b, f, fmt.Sprintf("function <%s:%d>", f.Debug.Source, f.Debug.LineDefined))
-			return false
-		}
-		traceLine(&b, f, f.What())
-		return true
-	})
-	if more {
-		b.WriteString("\n\t...")
-	}
-	ud := L.NewUserData()
-	ud.Value = &raised{value: L.Get(1), traceback: b.String()}
-	L.Push(ud)
-	return 1
-}
-
-// calledFromLua reports whether the frame at level is a Lua function's.
-func calledFromLua(L *lua.LState, level int) bool {
-	dbg, ok := L.GetStack(level)
-	if !ok {
-		return false
-	}
-	fv, err := L.GetInfo("f", dbg, lua.LNil)
-	if err != nil {
-		return false
-	}
-	fn, ok := fv.(*lua.LFunction)
-	return ok && !fn.IsG
-}
-
-// frameName is how a traceback names a frame's function, as gopher-lua's
-// own tracebacks do.
-func frameName(name string) string {
-	switch {
-	case name == "":
-		return "function <?>"
-	case name == "main chunk":
-		return name
-	case name[0] == '(' || name[0] == '<':
-		return "function " + name
-	}
-	return "function '" + name + "'"
-}

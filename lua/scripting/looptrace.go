@@ -3,7 +3,7 @@ package scripting
 import (
 	"time"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // LoopEvent is one task an event loop of the event-loop module is about

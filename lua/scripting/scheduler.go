@@ -3,7 +3,7 @@ package scripting
 import (
 	"strconv"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
@@ -35,7 +35,7 @@ func luaJob(L *lua.LState, f *lua.LFunction) sched.Func {
 	cbs := callbacksOf(main)
 	return func() error {
 		main.Push(f)
-		return cbs.call(main, f, 0)
+		return cbs.Call(main, f, 0)
 	}
 }
 
@@ -128,7 +128,7 @@ func scheduleRecurrence(L *lua.LState, t target, fn string) *luaHandle {
 		p.RawSetString("occurrence-index", lua.LNumber(occ.Index))
 		main.Push(cb)
 		main.Push(p)
-		return cbs.call(main, cb, 1)
+		return cbs.Call(main, cb, 1)
 	}, o.jobOptions()...)
 	raiseError(L, luaCall{fn, 2, true}, err)
 	return &luaHandle{h: h, recurrence: true}

@@ -3,8 +3,9 @@ package scripting
 import (
 	"fmt"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
+	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -109,7 +110,7 @@ func wait(L *lua.LState, s *sched.Scheduler) int {
 	if c == nil || c.thread() != L || c.scheduler() != s {
 		raise(L, "wait: allowed only inside a function this scheduler runs as a coroutine (one given to its spawn, or a keyed timer's callback); schedule a callback instead")
 	}
-	refuseNestedYield(L, "wait")
+	sandbox.RefuseNestedYield(L, "wait")
 	c.setWait(d)
 	return L.Yield()
 }

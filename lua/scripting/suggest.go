@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/metronome-rt/metronome/internal/nearest"
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // strictMethods makes a failed lookup in methods, the __index table of the

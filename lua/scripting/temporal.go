@@ -6,9 +6,10 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/internal/clip"
+	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -1019,14 +1020,12 @@ func recurrenceOccurrences(L *lua.LState) int {
 		argError(L, 1, fn, "a Temporal.recurrence-set expected (call it as rs:occurrences{...}), got "+describe(L.Get(1)))
 	}
 	opts, o := expandOptions(L, 2, fn)
-	if g := governorOf(L); g != nil {
-		opts.Stop = g.tripped // a rule that rarely matches scans long between occurrences
-	}
+	opts.Stop = sandbox.StopCheck(L) // a rule that rarely matches scans long between occurrences
 	list, err := rs.Occurrences(opts)
-	switch {
-	case errors.Is(err, temporal.ErrStopped):
-		raise(L, "%s", governorOf(L).message())
-	case err != nil:
+	if errors.Is(err, temporal.ErrStopped) {
+		sandbox.CheckBudget(L)
+	}
+	if err != nil {
 		raiseError(L, luaCall{fn, o.arg, true}, err)
 	}
 	out := L.CreateTable(len(list), 0)
