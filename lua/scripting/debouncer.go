@@ -147,11 +147,11 @@ func raiseDebounce(L *lua.LState, ld *luaKeyDebouncer, fn string, err error) {
 	if err == nil {
 		return
 	}
-	var oe *sched.OptionError
+	_, refused := asRefusal(err)
 	switch {
 	case isScriptError(err):
 		err = &debouncerCallbackError{label: ld.label, err: err}
-	case errors.As(err, &oe):
+	case refused:
 		err = &sched.CallError{Method: fn, Err: errors.New("the key's wake-up (:timeout, :busy-timeout or :throttle from now) would be past int64 nanoseconds after the scheduler's epoch")}
 	}
 	raiseError(L, luaCall{fn: fn}, err)

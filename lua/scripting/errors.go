@@ -17,74 +17,10 @@ import (
 
 // The Go core (runtime/sched, hostservices, compat, temporal) names its
 // methods and parameters in Go terms. This file is the one place that says
-// them in the Lua API's terms.
-
-// luaFuncs maps a Go method to the Lua function that calls it.
-var luaFuncs = map[string]string{
-	"ScheduleOnce":       "schedule-once",
-	"ScheduleEvery":      "schedule-every",
-	"ScheduleRecurrence": "schedule-recurrence",
-	"Advance":            "advance",
-	"Jump":               "jump",
-	"Next":               "next",
-	"RunAll":             "run-all",
-	"RunToLast":          "run-to-last",
-	"Clear":              "clear",
-	"SetLoopLimit":       "set-loop-limit",
-	"SetMaxPending":      "set-max-pending",
-	"Update":             "update",
-	"Step":               "step",
-	"Register":           "register",
-	"Timeout":            "Timeout",
-	"Interval":           "Interval",
-	"Debouncer":          "Debouncer",
-	"Debouncer.Call":     "Debouncer",
-
-	"ScheduleOnceAt":    "schedule-once", // handles.go
-	"ScheduleEveryWith": "schedule-every",
-	"Handle.Reset":      "reset",
-	"Spawn":             "spawn",
-	"Task.Wait":         "wait",
-
-	"RegisterTimer": "register-timer", // keyed timers
-	"NewOwner":      "owner",
-	"Renew":         "renew",
-	"Transfer":      "transfer",
-}
-
-// luaParams maps a Go parameter to the Lua option key or argument that
-// carries it.
-var luaParams = map[string]string{
-	"delay":      "delay",
-	"interval":   "interval",
-	"fn":         "callback",
-	"r.Set":      "recurrence-set",
-	"r.Zone":     "zone-id",
-	"r.Limit":    "limit",
-	"d":          "duration",
-	"deltaMs":    "delta-ms",
-	"maxFires":   "loop-limit",
-	"n":          "limit",
-	"delayMs":    "delay-ms",
-	"intervalMs": "interval-ms",
-	"name":       "name",
-	"f":          "facet",
-
-	"at":         "at", // handles.go
-	"e.Interval": "interval",
-	"e.Delay":    "delay",
-	"e.Count":    "count",
-
-	"opts.Interval": "interval", // keyed timers
-	"opts.Delay":    "delay",
-}
-
-func luaName(names map[string]string, goName string) string {
-	if n, ok := names[goName]; ok {
-		return n
-	}
-	return goName
-}
+// its errors in the Lua API's terms. The Lua names come from the binding,
+// never from the Go error: the binding knows which Lua function it is and
+// which of its arguments the Go call it made may refuse (luaCall), so that
+// renaming a Go method or parameter changes nothing a script sees.
 
 // luaCall says where the Lua function fn took the arguments a Go error is
 // about: argument arg, an option table when opts is set (0: none, the error
@@ -95,55 +31,108 @@ type luaCall struct {
 	opts bool
 }
 
+// refusedKeys names, for each Lua function, the one argument or option its
+// Go call may refuse; the binding checks its other arguments itself. A Lua
+// function not listed checks them all, and a refusal that still comes back
+// is shown as the Go core says it. schedule-once and schedule-every say
+// theirs at the call (raiseErrorAbout).
+var refusedKeys = map[string]string{
+	"schedule-once":       "delay",
+	"schedule-recurrence": "zone-id",
+	"reset":               "duration",
+	"advance":             "duration",
+	"jump":                "duration",
+	"update":              "delta-ms",
+	"step":                "delta-ms",
+	"run-all":             "loop-limit",
+	"run-to-last":         "loop-limit",
+	"set-loop-limit":      "limit",
+	"set-max-pending":     "limit",
+	"register-timer":      "delay",
+	"Timeout":             "delay-ms",
+	"Interval":            "interval-ms",
+	"Debouncer":           "delay-ms",
+}
+
+// refusal is a refused argument as the Go core reports it: a
+// *temporal.OptionError, or a package's own error of that shape.
+type refusal struct {
+	want string
+	got  any
+	err  error
+}
+
+// asRefusal finds the refused argument in err's chain.
+func asRefusal(err error) (refusal, bool) {
+	if oe := (*temporal.OptionError)(nil); errors.As(err, &oe) {
+		return refusal{oe.Want, oe.Got, oe.Err}, true
+	}
+	if oe := (*sched.OptionError)(nil); errors.As(err, &oe) {
+		return refusal{oe.Want, oe.Got, oe.Err}, true
+	}
+	return refusal{}, false
+}
+
+// raiseRefusal raises r, the refusal of c's argument or option key.
+func raiseRefusal(L *lua.LState, c luaCall, key string, r refusal) {
+	switch {
+	case r.err != nil:
+		raise(L, "%s: %s: %v", c.fn, key, r.err)
+	case c.arg == 0:
+		raise(L, "%s: %s: want %s, got %v", c.fn, key, r.want, r.got)
+	case c.opts:
+		got := fmt.Sprint(r.got)
+		if f, ok := r.got.(float64); ok {
+			got = describe(lua.LNumber(f))
+		}
+		argError(L, c.arg, c.fn, fmt.Sprintf(":%s must be %s, got %s", key, r.want, got))
+	default:
+		argError(L, c.arg, c.fn, fmt.Sprintf("%s must be %s, got %v", key, r.want, r.got))
+	}
+}
+
+// recurrenceFieldKeys are the Lua option keys of the recurrence parts whose
+// name differs from temporal.RecurrenceError's Field (its RFC 5545 part).
+var recurrenceFieldKeys = map[string]string{"zone": "zone-id"}
+
 // raiseError raises err, returned by the Go core to the binding c, as the
 // Lua error scripts see: a bad argument as Lua's own argument errors read, a
 // callback's error with its message and one traceback, anything else with
 // the Lua function's name and the caller's position. It does nothing when
 // err is nil.
 func raiseError(L *lua.LState, c luaCall, err error) {
+	raiseErrorAbout(L, c, refusedKeys[c.fn], err)
+}
+
+// raiseErrorAbout is raiseError for a call whose Go call may refuse its
+// argument or option key ("" when it may refuse none).
+func raiseErrorAbout(L *lua.LState, c luaCall, key string, err error) {
 	if err == nil {
 		return
 	}
 	var (
-		oe  *sched.OptionError
 		ce  *sched.CallError
 		le  *sched.LoopError
 		re  *sched.RunLimitError
 		rce *temporal.RecurrenceError
 	)
-	switch {
-	case isScriptError(err):
+	if isScriptError(err) {
 		raiseValue(L, scriptErrorValue(L, err))
-	case errors.As(err, &oe):
-		fn, key := luaName(luaFuncs, oe.Method), luaName(luaParams, oe.Param)
-		switch {
-		case oe.Err != nil:
-			raise(L, "%s: %s: %v", fn, key, oe.Err)
-		case c.arg == 0:
-			raise(L, "%s: %s: want %s, got %v", fn, key, oe.Want, oe.Got)
-		case c.opts:
-			got := fmt.Sprint(oe.Got)
-			if f, ok := oe.Got.(float64); ok {
-				got = describe(lua.LNumber(f))
-			}
-			argError(L, c.arg, c.fn, fmt.Sprintf(":%s must be %s, got %s", key, oe.Want, got))
-		default:
-			argError(L, c.arg, c.fn, fmt.Sprintf("%s must be %s, got %v", key, oe.Want, oe.Got))
-		}
+	}
+	if r, ok := asRefusal(err); ok && key != "" {
+		raiseRefusal(L, c, key, r)
+	}
+	switch {
 	case errors.As(err, &le):
 		raise(L, "%s", le.Text("set-loop-limit"))
 	case errors.As(err, &re):
-		raise(L, "%s", re.Text(luaName(luaFuncs, re.Method), "advance", "loop-limit"))
+		raise(L, "%s", re.Text(c.fn, "advance", "loop-limit"))
 	case errors.As(err, &ce):
-		fn := c.fn
-		if fn == "" {
-			fn = luaName(luaFuncs, ce.Method)
-		}
-		raise(L, "%s: %s%s", fn, ce.Err, remedy(err))
+		raise(L, "%s: %s%s", c.fn, ce.Err, remedy(err))
 	case errors.As(err, &rce) && c.opts:
-		key := luaName(luaParams, rce.Field)
-		if rce.Field == "zone" {
-			key = "zone-id"
+		key := rce.Field
+		if k, ok := recurrenceFieldKeys[key]; ok {
+			key = k
 		}
 		if rce.Value == "" {
 			argError(L, c.arg, c.fn, fmt.Sprintf(":%s: %s", key, rce.Reason))

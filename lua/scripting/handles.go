@@ -47,6 +47,9 @@ func (o *options) label() string {
 // every reads schedule-every's :interval, :delay and :count.
 func (o *options) every() sched.Every {
 	e := sched.Every{Interval: o.duration("interval", true)}
+	if e.Interval <= 0 {
+		argError(o.L, o.arg, o.fn, fmt.Sprintf(":interval must be a duration > 0, got %v", e.Interval))
+	}
 	if o.has("delay") {
 		d := o.duration("delay", false)
 		e.Delay = &d
@@ -70,7 +73,7 @@ func scheduleOnceAt(L *lua.LState, t target, c *jobCache, fn string, o *options,
 		o.fail("at", "a Temporal.instant")
 	}
 	h, err := t.ScheduleOnceAt(at, c.get(L, cb), o.handleOptions()...)
-	raiseError(L, luaCall{fn, 2, true}, err)
+	raiseErrorAbout(L, luaCall{fn, 2, true}, "at", err)
 	d, _ := h.Remaining()
 	return &luaHandle{h: h, reset: d}
 }

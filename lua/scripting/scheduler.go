@@ -92,7 +92,11 @@ func scheduleEvery(L *lua.LState, t target, c *jobCache, fn string) *luaHandle {
 	e := o.every()
 	cb := o.function("callback")
 	h, err := t.ScheduleEveryWith(e, c.get(L, cb), o.handleOptions()...)
-	raiseError(L, luaCall{fn, 2, true}, err)
+	key := "interval" // the first deadline's: :delay when given
+	if e.Delay != nil {
+		key = "delay"
+	}
+	raiseErrorAbout(L, luaCall{fn, 2, true}, key, err)
 	reset := e.Interval
 	if e.Delay != nil {
 		reset = *e.Delay
