@@ -16,15 +16,15 @@ import (
 // Fennel compiler when --fennel is not given.
 const FennelEnv = "METRONOME_FENNEL"
 
-// FennelFile is the compiler's file name in a script's folder.
-const FennelFile = "fennel.lua"
+// fennelFile is the compiler's file name in a script's folder.
+const fennelFile = "fennel.lua"
 
 // maxCompilerBytes bounds the compiler file Metronome reads: a release's
 // fennel.lua is about 300 KB.
 const maxCompilerBytes = 16 << 20
 
-// IsFennel reports whether path names Fennel source (a .fnl file).
-func IsFennel(path string) bool { return strings.HasSuffix(path, ".fnl") }
+// isFennel reports whether path names Fennel source (a .fnl file).
+func isFennel(path string) bool { return strings.HasSuffix(path, ".fnl") }
 
 // NoFennelError is the error for Fennel source in a state without a
 // compiler. Its message is one line that says how to provide one.
@@ -46,7 +46,7 @@ func FennelCompiler(flag, script string) string {
 	if env := os.Getenv(FennelEnv); env != "" {
 		return env
 	}
-	p := filepath.Join(filepath.Dir(script), FennelFile)
+	p := filepath.Join(filepath.Dir(script), fennelFile)
 	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
 		return p
 	}
@@ -120,7 +120,7 @@ func fennelCompile(L *lua.LState, script string) (*lua.LFunction, error) {
 	}
 	path := slot.path
 	if path == "" && slot.dir != "" {
-		p := filepath.Join(slot.dir, FennelFile)
+		p := filepath.Join(slot.dir, fennelFile)
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
 			path = p
 		}

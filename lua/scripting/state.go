@@ -133,7 +133,7 @@ func NewState(opts Options) *lua.LState {
 // compiler (Options.Fennel), and without one the error is a
 // *NoFennelError.
 func LoadFile(L *lua.LState, path string) (*lua.LFunction, error) {
-	if IsFennel(path) {
+	if isFennel(path) {
 		if _, err := os.Stat(path); err != nil {
 			return nil, err
 		}
