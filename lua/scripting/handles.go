@@ -9,7 +9,7 @@ import (
 	"github.com/metronome-rt/metronome/temporal"
 )
 
-// The handle and time API (LUA-API "Scheduling options and handles"):
+// The handle and time API (docs/lua-api.md, "Scheduling options and handles"):
 // schedule-once's :at, schedule-every's :delay and :count, the :label of
 // every scheduling call, and a handle's due, remaining and reset.
 
@@ -103,7 +103,7 @@ func pushHandle(L *lua.LState, lh *luaHandle) {
 // handleMethods are a handle's methods; its __index adds the field id.
 var handleMethods = map[string]lua.LGFunction{
 	// cancel and drop return true whether or not the job was pending
-	// (LUA-API), unlike Go's Handle.Cancel.
+	// (docs/lua-api.md), unlike Go's Handle.Cancel.
 	"cancel": func(L *lua.LState) int { checkHandle(L, "cancel").h.Cancel(); L.Push(lua.LTrue); return 1 },
 	"drop": func(L *lua.LState) int {
 		lh := checkHandle(L, "drop")

@@ -187,8 +187,8 @@ func TestPendingCapInLua(t *testing.T) {
 }
 
 // occurrences refuses a window of more than temporal.MaxOccurrences
-// occurrences, naming :before or :limit; it used to fill memory until the
-// process died.
+// occurrences, naming :before or :limit, rather than filling memory until the
+// process dies.
 func TestOccurrencesWindowIsBounded(t *testing.T) {
 	L, _ := newSandbox(t, Options{})
 	doString(t, L, `

@@ -152,7 +152,7 @@ func (o *options) duration(key string, required bool) temporal.Duration {
 	return 0
 }
 
-// pushJobList pushes jobs as LUA-API's list() records.
+// pushJobList pushes jobs as docs/lua-api.md describes list() records.
 func pushJobList(L *lua.LState, jobs []sched.JobInfo) {
 	list := L.CreateTable(len(jobs), 0)
 	for _, j := range jobs {

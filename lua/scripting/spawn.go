@@ -10,7 +10,7 @@ import (
 	"github.com/metronome-rt/metronome/temporal"
 )
 
-// s:spawn(f, ...) and s:wait(d) (LUA-API "spawn / wait"): f runs as a
+// s:spawn(f, ...) and s:wait(d) (docs/lua-api.md, "spawn / wait"): f runs as a
 // coroutine, from the keyed timers' pool, that s:wait suspends for virtual
 // time. Under the hood it is a sched.Task whose steps are the coroutine's
 // resumptions.

@@ -43,7 +43,7 @@ type Options struct {
 	// whose Clock is set to another clock than temporal.System(); without it
 	// that call raises, so nothing reads the wall clock behind a virtual
 	// one. With Clock nil or the system clock the wall clock is allowed
-	// anyway: the zero Options behave as before.
+	// anyway, as it is with the zero Options.
 	AllowWallClock bool
 	// Modules are preloaded next to the built-in modules, name -> loader;
 	// an entry replaces a built-in module of the same name.
