@@ -61,12 +61,12 @@ type Options struct {
 // loadstring take source text only, never binary chunks), string, table,
 // math, coroutine, and os with time, clock and date only. os.date has no host
 // zone: it formats in UTC, and os.time{...} reads its table as UTC.
-// require is gopher-lua's until the caller replaces it.
+// require finds package.preload entries only; package.path is ignored.
 //
 // NewState panics if a field of opts.Source is negative.
 func NewState(opts Options) *lua.LState {
 	if s := opts.Source; s.Bytes < 0 || s.Depth < 0 || s.Work < 0 {
-		panic(fmt.Sprintf("scripting.NewState: Options.Source: want fields >= 0 (0 for the default), got %+v", s))
+		panic(fmt.Sprintf("sandbox.NewState: Options.Source: want fields >= 0 (0 for the default), got %+v", s))
 	}
 	env := &stdlib{opts: opts}
 	if env.opts.Stdout == nil {
@@ -209,6 +209,27 @@ func (sb *stdlib) sandboxBase(L *lua.LState) {
 	if orig, ok := g.RawGetString("tonumber").(*lua.LFunction); ok && orig.IsG {
 		g.RawSetString("tonumber", L.NewFunction(tonumberExp(orig)))
 	}
+	sandboxPackage(L)
+}
+
+// sandboxPackage leaves require package.preload only: gopher-lua's file
+// loader reads any file package.path names.
+func sandboxPackage(L *lua.LState) {
+	pkg, ok := L.GetGlobal("package").(*lua.LTable)
+	if !ok {
+		return
+	}
+	pkg.RawSetString("path", lua.LNil)
+	pkg.RawSetString("cpath", lua.LNil)
+	loaders, ok := pkg.RawGetString("loaders").(*lua.LTable)
+	if !ok {
+		return
+	}
+	preloadOnly := L.CreateTable(1, 0)
+	preloadOnly.Append(loaders.RawGetInt(1)) // gopher-lua's preload searcher
+	pkg.RawSetString("loaders", preloadOnly)
+	// gopher-lua's require reads the loaders from the registry.
+	L.SetField(L.Get(lua.RegistryIndex), "_LOADERS", preloadOnly)
 }
 
 // decimalExp is a decimal number with an exponent, as Lua 5.1 reads it.

@@ -193,3 +193,24 @@ func TestStateLoadFile(t *testing.T) {
 		}
 	}
 }
+
+// A state made here reads no file through require: gopher-lua's file
+// loader and package.path are gone, package.preload stays.
+func TestRequireFindsPreloadOnly(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "mod.lua"), []byte("return 1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	L, _ := newSandbox(t, Options{})
+	if got := sandboxEval(t, L, "package.path, package.cpath"); strings.Join(got, " ") != "nil nil" {
+		t.Errorf("package.path, package.cpath = %q, want nil nil", got)
+	}
+	if msg := sandboxErr(t, L, `require "mod"`); !strings.Contains(msg, "module mod not found") {
+		t.Errorf("require of a file in the working folder: %q, want not found", msg)
+	}
+	L.PreloadModule("pre", func(L *lua.LState) int { L.Push(lua.LString("pre")); return 1 })
+	if got := sandboxEval1(t, L, `require "pre"`); got != "pre" {
+		t.Errorf("require of a preloaded module = %s", got)
+	}
+}
