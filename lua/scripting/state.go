@@ -151,11 +151,7 @@ func LoadFile(L *lua.LState, path string) (*lua.LFunction, error) {
 
 // installRequire points require at package.preload and ScriptDir only.
 func installRequire(L *lua.LState, modules map[string]lua.LGFunction, dir string) {
-	pkg := L.GetGlobal("package").(*lua.LTable)
-	// The loaders below ignore package.path; leaving it would suggest otherwise.
-	pkg.RawSetString("path", lua.LNil)
-	pkg.RawSetString("cpath", lua.LNil)
-
+	pkg := L.GetGlobal("package").(*lua.LTable) // package.path is gone (sandbox.NewState)
 	loaders := L.CreateTable(2, 0)
 	loaders.Append(L.NewFunction(func(L *lua.LState) int {
 		name := L.CheckString(1)
