@@ -91,10 +91,6 @@ func raiseRefusal(L *lua.LState, c luaCall, key string, r refusal) {
 	}
 }
 
-// recurrenceFieldKeys are the Lua option keys of the recurrence parts whose
-// name differs from temporal.RecurrenceError's Field (its RFC 5545 part).
-var recurrenceFieldKeys = map[string]string{"zone": "zone-id"}
-
 // raiseError raises err, returned by the Go core to the binding c, as the
 // Lua error scripts see: a bad argument as Lua's own argument errors read, a
 // callback's error with its message and one traceback, anything else with
@@ -130,10 +126,9 @@ func raiseErrorAbout(L *lua.LState, c luaCall, key string, err error) {
 	case errors.As(err, &ce):
 		raise(L, "%s: %s%s", c.fn, ce.Err, remedy(err))
 	case errors.As(err, &rce) && c.opts:
+		// Field is the RFC 5545 part or occurrences option, which the
+		// Lua option of the same name carries.
 		key := rce.Field
-		if k, ok := recurrenceFieldKeys[key]; ok {
-			key = k
-		}
 		if rce.Value == "" {
 			argError(L, c.arg, c.fn, fmt.Sprintf(":%s: %s", key, rce.Reason))
 		}
