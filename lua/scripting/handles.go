@@ -47,9 +47,6 @@ func (o *options) label() string {
 // every reads schedule-every's :interval, :delay and :count.
 func (o *options) every() sched.Every {
 	e := sched.Every{Interval: o.duration("interval", true)}
-	if e.Interval <= 0 {
-		argError(o.L, o.arg, o.fn, fmt.Sprintf(":interval must be a duration > 0, got %v", e.Interval))
-	}
 	if o.has("delay") {
 		d := o.duration("delay", false)
 		e.Delay = &d

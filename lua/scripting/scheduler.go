@@ -1,6 +1,7 @@
 package scripting
 
 import (
+	"fmt"
 	"strconv"
 
 	lua "github.com/yuin/gopher-lua"
@@ -91,6 +92,9 @@ func scheduleEvery(L *lua.LState, t target, c *jobCache, fn string) *luaHandle {
 	o := checkOptions(L, 2, fn, []string{"interval", "delay", "count", "callback", "label"}, msHint)
 	e := o.every()
 	cb := o.function("callback")
+	if e.Interval <= 0 {
+		argError(L, 2, fn, fmt.Sprintf(":interval must be a duration > 0, got %v", e.Interval))
+	}
 	h, err := t.ScheduleEveryWith(e, c.get(L, cb), o.handleOptions()...)
 	key := "interval" // the first deadline's: :delay when given
 	if e.Delay != nil {
