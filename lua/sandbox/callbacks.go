@@ -33,7 +33,8 @@ type Callbacks struct {
 
 const callbacksKey = "metronome.callbacks"
 
-// CallbacksOf returns the callback runner of L's main thread.
+// CallbacksOf returns the callback runner of L's state, shared by its
+// threads.
 func CallbacksOf(L *lua.LState) *Callbacks {
 	reg := L.G.Registry
 	if ud, ok := reg.RawGetString(callbacksKey).(*lua.LUserData); ok {

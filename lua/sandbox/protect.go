@@ -244,7 +244,8 @@ func safeXPCall(L *lua.LState) int {
 	return L.GetTop() - top
 }
 
-// ErrorValue is the value pcall and xpcall return for err.
+// ErrorValue is the Lua value pcall and xpcall return for err: a
+// *lua.ApiError's object, else err's text.
 func ErrorValue(err error) lua.LValue {
 	if api, ok := err.(*lua.ApiError); ok {
 		return api.Object

@@ -113,7 +113,7 @@ func (g *random) randomseed(L *lua.LState) int {
 }
 
 // NextRandom is the next draw of the state's generator (math.random's, so
-// --seed decides it), or 0 for a state NewState did not make.
+// Options.Seed decides it), or 0 for a state NewState did not make.
 func NextRandom(L *lua.LState) uint64 {
 	if ud, ok := L.G.Registry.RawGetString(randomKey).(*lua.LUserData); ok {
 		if g, ok := ud.Value.(*random); ok {

@@ -294,7 +294,8 @@ func sourceWork(src, chunkname string, lim SourceLimits) (work int64, err error)
 	}
 }
 
-// ReadSource reads a source file within L's source size limit.
+// ReadSource reads the source file at path, refusing one longer than L's
+// source size limit with a *SourceLimitError.
 func ReadSource(L *lua.LState, path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -47,8 +47,10 @@ func yieldCrossesGo() bool {
 	}
 }
 
-// RefuseNestedYield raises fn's error when a yield here would cross a Go
-// call of the VM.
+// RefuseNestedYield raises "fn: attempt to yield across a metamethod or
+// C-call boundary ..." when a yield of the running coroutine would cross a
+// Go call of the VM (a metamethod, pcall, a library's callback): a binding
+// that yields calls it first, as coroutine.yield does.
 func RefuseNestedYield(L *lua.LState, fn string) {
 	if yieldCrossesGo() {
 		raise(L, "%s: attempt to yield across a metamethod or C-call boundary (from inside a metamethod, pcall, or a function a library calls back)", fn)
