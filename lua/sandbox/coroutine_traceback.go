@@ -17,7 +17,7 @@ import (
 // reads as a plain callback's does.
 
 // deadTraceback describes the frames of th, a thread that died of the
-// error v while running cb, in the message handler's format (callbacks.handle):
+// error v while running cb, in the message handler's format (Callbacks.handle):
 // from the frame that raised v out to cb.
 func deadTraceback(th *lua.LState, cb *lua.LFunction, v lua.LValue) string {
 	var frames []StackFrame

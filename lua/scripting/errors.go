@@ -158,7 +158,7 @@ func remedy(err error) string {
 }
 
 // A callback's error: a job's, a facet's or a flushed Debouncer's. It is
-// the *lua.ApiError callbacks.call returns, whose StackTrace holds the
+// the *lua.ApiError sandbox.Callbacks.Call returns, whose StackTrace holds the
 // callback's own frames, from where the error was raised out to the
 // callback, without a last line.
 
