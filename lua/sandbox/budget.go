@@ -166,7 +166,10 @@ func (g *governor) ticks(limit time.Duration) int64 {
 // trip's error, which is context.DeadlineExceeded for a budget and
 // context.Canceled otherwise under errors.Is. Contexts derived from it are
 // cancelled with it. Once the call whose budget ran out has caught the
-// error, the state runs under a new stopCtx.
+// error, the state runs under a new stopCtx. Err is safe from any
+// goroutine; the error's text names the frame whose budget ran out, read
+// from the state's frames, so it is written on the state's goroutine (the
+// VM reads it there first as it raises it).
 type stopCtx struct {
 	g    *governor
 	done chan struct{}
