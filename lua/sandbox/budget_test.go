@@ -120,3 +120,39 @@ func TestBudgetPassedBetweenCallbacksBlamesNoOne(t *testing.T) {
 		t.Fatalf("n = %v, want 1002", n)
 	}
 }
+
+// stopCtx on its own: Err is nil until Done is closed and one error after;
+// AfterFunc runs f once when cancelled, or at once when already done, and
+// its stop keeps f from running only before that.
+func TestStopCtxAfterFunc(t *testing.T) {
+	c := newStopCtx(&governor{})
+	if c.Err() != nil {
+		t.Fatal("Err before cancel")
+	}
+	ran := make(chan string, 3)
+	c.AfterFunc(func() { ran <- "registered" })
+	stop := c.AfterFunc(func() { ran <- "stopped" })
+	if !stop() || stop() {
+		t.Fatal("stop before cancel: want true, then false")
+	}
+	cause := errors.New("trip")
+	if !c.cancel(cause) || c.cancel(errors.New("again")) {
+		t.Fatal("cancel: want true once")
+	}
+	select {
+	case <-c.Done():
+	default:
+		t.Fatal("Done not closed after cancel")
+	}
+	if c.Err() != cause || c.Err() != c.Err() {
+		t.Fatalf("Err = %v, want the first cancel's error every time", c.Err())
+	}
+	late := c.AfterFunc(func() { ran <- "late" })
+	got := map[string]bool{<-ran: true, <-ran: true}
+	if !got["registered"] || !got["late"] || got["stopped"] {
+		t.Fatalf("ran %v, want registered and late", got)
+	}
+	if late() {
+		t.Fatal("stop after the function ran reported true")
+	}
+}
