@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/metronome-rt/metronome/hostservices"
+	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/lua/scripting"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -116,12 +117,12 @@ func (f *sizeFlag) Set(s string) error {
 type budgetedRunner struct {
 	*hostservices.Runner
 	s    *session
-	span *scripting.DrainSpan
+	span *sandbox.DrainSpan
 	from temporal.Duration // the host's elapsed time when span restarted
 }
 
 func newBudgetedRunner(s *session) *budgetedRunner {
-	return &budgetedRunner{Runner: s.runner, s: s, span: scripting.NewDrainSpan(s.L, "step"), from: s.elapsed()}
+	return &budgetedRunner{Runner: s.runner, s: s, span: sandbox.NewDrainSpan(s.L, "step"), from: s.elapsed()}
 }
 
 func (r *budgetedRunner) Step(elapsed temporal.Duration) error {

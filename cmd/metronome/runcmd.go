@@ -12,8 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
+	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/lua/scripting"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -274,7 +275,7 @@ func luaError(L *lua.LState, err error) error {
 	}
 	// An error object's __tostring runs with a budget of its own: the call
 	// that raised it has returned.
-	msg := scripting.ErrorText(L, api.Object)
+	msg := sandbox.ErrorText(L, api.Object)
 	tb := api.StackTrace
 	if t, ok := scripting.Traceback(err); ok {
 		tb = t // a callback's: its frames and the job or facet that ran it

@@ -6,9 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/internal/nearest"
+	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/lua/scripting"
 )
 
@@ -221,11 +222,11 @@ func labeled(L *lua.LState, label string, v lua.LValue) []string {
 }
 
 // describe is the text of an error value: a string as it is, otherwise its
-// __tostring, otherwise its rendering; at most scripting.MaxErrorText bytes.
+// __tostring, otherwise its rendering; at most sandbox.MaxErrorText bytes.
 func describe(L *lua.LState, v lua.LValue) string {
 	switch v := v.(type) {
 	case lua.LString:
-		return scripting.ClipText(string(v))
+		return sandbox.ClipText(string(v))
 	case lua.LNumber:
 		return formatNumber(float64(v))
 	}
@@ -236,11 +237,11 @@ func describe(L *lua.LState, v lua.LValue) string {
 }
 
 // tostringMeta calls v's __tostring, if it has one, with a budget of its
-// own (scripting.ToString).
+// own (sandbox.ToString).
 func tostringMeta(L *lua.LState, v lua.LValue) (string, bool) {
-	s, ok, err := scripting.ToString(L, v)
+	s, ok, err := sandbox.ToString(L, v)
 	if err != nil {
-		return fmt.Sprintf("(%s whose __tostring failed: %s)", v.Type(), scripting.FailureText(err)), true
+		return fmt.Sprintf("(%s whose __tostring failed: %s)", v.Type(), sandbox.FailureText(err)), true
 	}
 	return s, ok
 }

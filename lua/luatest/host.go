@@ -8,9 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/hostservices"
+	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/lua/scripting"
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
@@ -69,7 +70,7 @@ func HostStateWith(base scripting.Options) Factory {
 			Loaded: func() error { return leftOnHost(slot.Host()) },
 			Begin: func(name string) {
 				slot.Set(hostservices.New(temporal.Fixed(Epoch))).Scheduler().Drop()
-				scripting.SeedRandom(L, TestSeed(base.Seed, file, name))
+				sandbox.SeedRandom(L, TestSeed(base.Seed, file, name))
 			},
 			End: func() { slot.Host().Scheduler().Drop() },
 		}, nil

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
+	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/lua/scripting"
 )
 
@@ -61,7 +62,7 @@ test("next", function(t) t:ok(true) end)
 // A huge error message is cut.
 func TestHugeErrorMessageIsCut(t *testing.T) {
 	_, results := runSource(t, scripting.Options{}, `test("huge", function(t) error(("x"):rep(4 * 1024 * 1024), 0) end)`)
-	if r := results[0]; len(r.Message) > scripting.MaxErrorText+32 || !strings.HasSuffix(r.Message, "…(4194304 bytes)") {
+	if r := results[0]; len(r.Message) > sandbox.MaxErrorText+32 || !strings.HasSuffix(r.Message, "…(4194304 bytes)") {
 		t.Errorf("message of %d bytes ending %q; want it cut", len(r.Message), r.Message[max(len(r.Message)-40, 0):])
 	}
 }

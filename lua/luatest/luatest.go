@@ -12,9 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/pm"
 
+	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/lua/scripting"
 )
 
@@ -372,7 +373,7 @@ func splitTrace(trace string) []string {
 // file, among the frames a traceback lists; 0 when none is.
 func (s *suite) fileLine(L *lua.LState) int {
 	line := 0
-	scripting.WalkStack(L, 1, func(f scripting.StackFrame) bool {
+	sandbox.WalkStack(L, 1, func(f sandbox.StackFrame) bool {
 		if f.Fn != nil && !f.Fn.IsG && f.Debug.Source == s.file && f.Debug.CurrentLine > 0 {
 			line = f.Debug.CurrentLine
 			return false
@@ -387,7 +388,7 @@ func (s *suite) fileLine(L *lua.LState) int {
 // innermost line of the test file when that function is not on the stack.
 func (s *suite) checkLine(L *lua.LState) int {
 	line := 0
-	scripting.WalkStack(L, 1, func(f scripting.StackFrame) bool {
+	sandbox.WalkStack(L, 1, func(f sandbox.StackFrame) bool {
 		if s.running != nil && f.Fn == s.running && f.Debug.CurrentLine > 0 {
 			line = f.Debug.CurrentLine
 			return false
@@ -404,7 +405,7 @@ func (s *suite) checkLine(L *lua.LState) int {
 // ran, or "" when that is the test's own line.
 func (s *suite) helperAt(L *lua.LState, testLine int) string {
 	var at string
-	scripting.WalkStack(L, 1, func(f scripting.StackFrame) bool {
+	sandbox.WalkStack(L, 1, func(f sandbox.StackFrame) bool {
 		if f.Fn == nil || f.Fn.IsG || f.Debug.Source != s.file || f.Debug.CurrentLine <= 0 {
 			return true
 		}
@@ -418,10 +419,10 @@ func (s *suite) helperAt(L *lua.LState, testLine int) string {
 
 // traceback describes the stack from the frame that raised the error (level
 // 1, under the handler) outwards, as Lua's debug.traceback does, with at
-// most as many frames as scripting.WalkStack lists.
+// most as many frames as sandbox.WalkStack lists.
 func (s *suite) traceback(L *lua.LState) []string {
 	lines := []string{"stack traceback:"}
-	more := scripting.WalkStack(L, 1, func(f scripting.StackFrame) bool {
+	more := sandbox.WalkStack(L, 1, func(f sandbox.StackFrame) bool {
 		name := f.Debug.Name
 		var what string
 		switch {
@@ -436,7 +437,7 @@ func (s *suite) traceback(L *lua.LState) []string {
 		}
 		lines = append(lines, "  "+f.Where()+" in "+what)
 		if f.TailCalls > 0 {
-			lines = append(lines, "  "+scripting.TailCallLine)
+			lines = append(lines, "  "+sandbox.TailCallLine)
 		}
 		return true
 	})

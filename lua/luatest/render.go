@@ -8,9 +8,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
-	"github.com/metronome-rt/metronome/lua/scripting"
+	"github.com/metronome-rt/metronome/lua/sandbox"
 )
 
 // width is where a table's rendering breaks into one entry per line.
@@ -78,7 +78,7 @@ type renderer struct {
 func (r *renderer) tick() {
 	r.steps++
 	if r.steps%256 == 0 {
-		scripting.CheckBudget(r.L)
+		sandbox.CheckBudget(r.L)
 	}
 }
 
@@ -384,7 +384,7 @@ func (c *comparer) open(got, want lua.LValue) (pair *comparing, differs bool) {
 func (c *comparer) tick() {
 	c.steps++
 	if c.steps%1024 == 0 {
-		scripting.CheckBudget(c.L)
+		sandbox.CheckBudget(c.L)
 	}
 }
 

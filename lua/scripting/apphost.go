@@ -3,7 +3,7 @@ package scripting
 import (
 	"fmt"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/hostservices"
 )
@@ -136,14 +136,14 @@ func facetOf(L *lua.LState, n int, fn string) hostservices.Facet {
 		return hostservices.FacetFunc(func(dt float64) error {
 			main.Push(v)
 			main.Push(lua.LNumber(dt))
-			return cbs.call(main, v, 1)
+			return cbs.Call(main, v, 1)
 		})
 	case *lua.LTable:
 		if _, ok := L.GetField(v, "update").(*lua.LFunction); !ok {
 			argError(L, n, fn, "a table facet needs an update method, got update = "+describe(L.GetField(v, "update")))
 		}
 		return hostservices.FacetFunc(func(dt float64) error {
-			m, err := cbs.lookUp(main, v, "update")
+			m, err := cbs.LookUp(main, v, "update")
 			if err != nil {
 				return err
 			}
@@ -154,7 +154,7 @@ func facetOf(L *lua.LState, n int, fn string) hostservices.Facet {
 			main.Push(upd)
 			main.Push(v)
 			main.Push(lua.LNumber(dt))
-			return cbs.call(main, upd, 2)
+			return cbs.Call(main, upd, 2)
 		})
 	}
 	argError(L, n, fn, "facet must be a function or a table with an update method, got "+describe(L.Get(n)))
@@ -245,4 +245,9 @@ var hostMethods = map[string]lua.LGFunction{
 		L.Push(newInstant(L, checkHost(L, "now").Now()))
 		return 1
 	},
+}
+
+// drainHost runs a host's Update or Step under the drain budget.
+func drainHost(L *lua.LState, name string, f func(float64) error, deltaMs float64) error {
+	return Drain(L, name, func() error { return f(deltaMs) })
 }

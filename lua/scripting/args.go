@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
-	"github.com/metronome-rt/metronome/internal/clip"
+	"github.com/metronome-rt/metronome/lua/sandbox"
 )
 
 // snake returns the snake_case spelling of a kebab-case name: "zone-id"
@@ -22,46 +22,20 @@ func snake(kebab string) string {
 
 // argError raises "bad argument #n to 'fn' (msg)", the form Lua's own
 // library errors take.
-func argError(L *lua.LState, n int, fn, msg string) {
-	raise(L, "bad argument #%d to '%s' (%s)", n, fn, msg)
-}
+func argError(L *lua.LState, n int, fn, msg string) { sandbox.ArgError(L, n, fn, msg) }
 
 // describe renders a Lua value for an error message: its type and, for
-// scalars, the value itself.
+// scalars, the value itself; a binding's userdata by its type's name.
 func describe(v lua.LValue) string {
-	switch v := v.(type) {
-	case lua.LNumber:
-		return "number " + formatNumber(float64(v))
-	case lua.LString:
-		return "string " + clip.Quote(string(v))
-	case lua.LBool:
-		return "boolean " + v.String()
-	case *lua.LNilType:
-		return "nil"
-	case *lua.LUserData:
-		if n, ok := v.Value.(interface{ luaTypeName() string }); ok {
+	if ud, ok := v.(*lua.LUserData); ok {
+		if n, ok := ud.Value.(interface{ luaTypeName() string }); ok {
 			return n.luaTypeName()
 		}
-		return "userdata"
 	}
-	return v.Type().String()
+	return sandbox.Describe(v)
 }
 
-// formatNumber prints integral floats without an exponent and others with
-// the shortest exact-enough form, unlike gopher-lua's %.14g.
-func formatNumber(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case f == math.Trunc(f) && math.Abs(f) < 1e21:
-		return fmt.Sprintf("%.0f", f)
-	}
-	return fmt.Sprint(f)
-}
+func formatNumber(f float64) string { return sandbox.FormatNumber(f) }
 
 // inlineOptions is how many keys an option table holds in place; the
 // values of a longer key list's further keys go to a slice made for them.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // readAll reads tbl as fn's option table with keys, in a protected call,

@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/hostservices"
+	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -30,7 +31,7 @@ func budgetState(t *testing.T, opts Options) (*lua.LState, *hostservices.Host) {
 // chunk runs src as the main chunk "f.lua" under the budget.
 func chunk(t *testing.T, L *lua.LState, src string) error {
 	t.Helper()
-	fn, err := compileChunk(L, src, "f.lua")
+	fn, err := sandbox.Compile(L, src, "f.lua")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,11 +93,11 @@ func TestOccurrencesStopWithTheBudget(t *testing.T) {
 	L, _ := budgetState(t, Options{Budget: testBudget})
 	returned := -1
 	L.SetGlobal("after_budget", L.NewFunction(func(L *lua.LState) int {
-		g := governorOf(L)
-		for deadline := time.Now().Add(time.Minute); !g.tripped() && time.Now().Before(deadline); {
+		stopped := sandbox.StopCheck(L)
+		for deadline := time.Now().Add(time.Minute); !stopped() && time.Now().Before(deadline); {
 			time.Sleep(time.Millisecond)
 		}
-		if !g.tripped() {
+		if !stopped() {
 			t.Error("the budget did not run out within a minute")
 		}
 		// The VM has not seen the budget run out: only occurrences can.
@@ -238,53 +239,12 @@ func TestResumeNestingIsBounded(t *testing.T) {
 // Without budgets the state has no context: the VM runs its plain loop.
 func TestNoBudgetNoContext(t *testing.T) {
 	L, _ := budgetState(t, Options{})
-	if L.Context() != nil || governorOf(L) != nil {
+	if L.Context() != nil || sandbox.StopCheck(L) != nil {
 		t.Fatal("a state without budgets has a context")
 	}
 	L2, _ := budgetState(t, Options{Budget: time.Second})
 	if L2.Context() == nil {
 		t.Fatal("a state with a budget has no context")
-	}
-}
-
-// The state's context keeps context.Context's rules: Err is nil until Done
-// is closed and the same error after; contexts derived from it and
-// context.AfterFunc see a budget run out; the next call runs under a new,
-// live context.
-func TestBudgetContextKeepsTheContextRules(t *testing.T) {
-	L, _ := budgetState(t, Options{Budget: testBudget})
-	ctx := L.Context()
-	if done := ctx.Done(); done != L.Context().Done() {
-		t.Fatal("Done returned two channels")
-	}
-	if err := ctx.Err(); err != nil {
-		t.Fatalf("Err before Done is closed: %v", err)
-	}
-	child, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ran := make(chan struct{})
-	context.AfterFunc(ctx, func() { close(ran) })
-
-	wantErr(t, chunk(t, L, `while true do end`), "ran past its 50ms budget")
-	for name, ch := range map[string]<-chan struct{}{"Done": ctx.Done(), "a derived context": child.Done(), "AfterFunc": ran} {
-		select {
-		case <-ch:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: not done 10s after the budget ran out", name)
-		}
-	}
-	err := ctx.Err()
-	if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != err {
-		t.Fatalf("Err = %v, then %v; want one error that is context.DeadlineExceeded", err, ctx.Err())
-	}
-	if !errors.Is(child.Err(), context.DeadlineExceeded) {
-		t.Fatalf("derived context's Err = %v", child.Err())
-	}
-	if next := L.Context(); next == ctx || next.Err() != nil {
-		t.Fatalf("after the trip: context %p (was %p), Err %v; want a new, live one", next, ctx, next.Err())
-	}
-	if err := chunk(t, L, `x = 1`); err != nil {
-		t.Fatalf("next chunk: %v", err)
 	}
 }
 
@@ -320,7 +280,7 @@ func TestDrainSpanBoundsStepsTogether(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	span := NewDrainSpan(L, "step")
+	span := sandbox.NewDrainSpan(L, "step")
 	step := func() error {
 		wait, ok := r.Next()
 		if !ok {
@@ -348,42 +308,5 @@ func TestDrainSpanBoundsStepsTogether(t *testing.T) {
 	span.Restart()
 	if err := step(); err != nil {
 		t.Fatalf("a step after Restart: %v", err)
-	}
-}
-
-// A callback's deadline stands after it returns while its drain's Go code
-// runs on; should it pass there, the trip has no owner: the next callback
-// and the rest of the drain run as if it had not.
-func TestBudgetPassedBetweenCallbacksBlamesNoOne(t *testing.T) {
-	L, _ := budgetState(t, Options{Budget: testBudget, DrainBudget: time.Hour})
-	if err := chunk(t, L, `n = 0 function cb() n = n + 1 end`); err != nil {
-		t.Fatal(err)
-	}
-	cb := L.GetGlobal("cb").(*lua.LFunction)
-	g, cbs := governorOf(L), callbacksOf(L)
-	err := Drain(L, "advance", func() error {
-		L.Push(cb)
-		if err := cbs.call(L, cb, 0); err != nil {
-			return err
-		}
-		// The Go code after the callback outlives its budget: the timer
-		// ticks past the callback's deadline.
-		for range g.budgetTicks + 2 {
-			g.tick()
-		}
-		if !g.tripped() {
-			t.Error("the timer did not trip past the stale deadline")
-		}
-		L.Push(cb)
-		return cbs.call(L, cb, 0)
-	})
-	if err != nil {
-		t.Fatalf("a trip with no owner surfaced: %v", err)
-	}
-	if err := chunk(t, L, `for i = 1, 1000 do n = n + 1 end`); err != nil {
-		t.Fatalf("next chunk: %v", err)
-	}
-	if n := L.GetGlobal("n"); n != lua.LNumber(1002) {
-		t.Fatalf("n = %v, want 1002", n)
 	}
 }

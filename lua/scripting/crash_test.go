@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/hostservices"
 	"github.com/metronome-rt/metronome/temporal"
@@ -74,32 +74,6 @@ const fillStack = `
 	end
 	deep(50)`
 
-func TestPCallCatchesRegistryOverflow(t *testing.T) {
-	L := NewState(Options{})
-	defer L.Close()
-	fn, err := L.LoadString(fillStack)
-	if err != nil {
-		t.Fatal(err)
-	}
-	handler := L.NewFunction(func(L *lua.LState) int { L.Push(L.Get(1)); return 1 })
-	for _, nret := range []int{0, 2, lua.MultRet} {
-		top := L.GetTop()
-		L.Push(fn)
-		err := PCall(L, 0, nret, handler)
-		if err == nil || !strings.Contains(err.Error(), "registry overflow") {
-			t.Fatalf("PCall(nret %d) = %v, want a registry overflow", nret, err)
-		}
-		if L.GetTop() != top {
-			t.Fatalf("PCall(nret %d) left %d values on the stack, want %d", nret, L.GetTop(), top)
-		}
-	}
-	// The state still works, and results come back.
-	L.Push(L.NewFunction(func(L *lua.LState) int { L.Push(lua.LNumber(1)); L.Push(lua.LNumber(2)); return 2 }))
-	if err := PCall(L, 0, 1, handler); err != nil || L.GetTop() != 1 || L.Get(1) != lua.LNumber(1) {
-		t.Fatalf("PCall after the overflow: %v, stack %d %v", err, L.GetTop(), L.Get(1))
-	}
-}
-
 // A job or a runtime-timers callback that overflows the value stack fails
 // its frame with a Lua error; the host and the state go on. Moved directly,
 // the host runs each callback under a guard of its own; moved inside Drain,
@@ -126,54 +100,5 @@ func TestCallbackRegistryOverflow(t *testing.T) {
 				t.Fatalf("next frame: %v, fired = %v", err, L.GetGlobal("fired"))
 			}
 		})
-	}
-}
-
-// A Go panic in a Go function a script calls is a Lua error with the
-// position of the Lua code that called it.
-func TestPCallGivesGoPanicsAPosition(t *testing.T) {
-	L := NewState(Options{})
-	defer L.Close()
-	L.SetGlobal("broken", L.NewFunction(func(L *lua.LState) int {
-		var none []int
-		return none[L.GetTop()+3]
-	}))
-	fn, err := L.LoadString("local x = 1\nbroken()")
-	if err != nil {
-		t.Fatal(err)
-	}
-	L.Push(fn)
-	err = PCall(L, 0, 0, nil)
-	var api *lua.ApiError
-	if !errors.As(err, &api) || api.Object.String() != "<string>:2: runtime error: index out of range [3] with length 0" {
-		t.Fatalf("PCall = %v", err)
-	}
-}
-
-func TestSeedRandom(t *testing.T) {
-	draw := func(L *lua.LState) string {
-		t.Helper()
-		doString(t, L, `local s = {} for i = 1, 5 do s[i] = math.random(1000000) end s[6] = math.random() seq = table.concat(s, ",")`)
-		return L.GetGlobal("seq").String()
-	}
-	a, b, c := NewState(Options{Seed: 7}), NewState(Options{Seed: 7}), NewState(Options{Seed: 8})
-	defer a.Close()
-	defer b.Close()
-	defer c.Close()
-	first := draw(a)
-	if draw(b) != first || draw(c) == first {
-		t.Fatalf("seed 7 twice and seed 8 gave %s, %s, %s", first, draw(b), draw(c))
-	}
-	if !SeedRandom(c, 7) || draw(c) != first {
-		t.Fatal("SeedRandom(7) did not repeat seed 7's sequence")
-	}
-	doString(t, c, `math.randomseed(7)`)
-	if draw(c) != first {
-		t.Fatal("math.randomseed(7) did not repeat seed 7's sequence")
-	}
-	plain := lua.NewState()
-	defer plain.Close()
-	if SeedRandom(plain, 1) {
-		t.Fatal("SeedRandom on a state NewState did not make reported true")
 	}
 }

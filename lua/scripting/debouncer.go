@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
+	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/runtime/debounce"
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
@@ -61,7 +62,7 @@ func newKeyDebouncer(L *lua.LState, s *sched.Scheduler, g *sched.Group) int {
 	if n, given := o.integer("seed", false); given {
 		c.Seed = uint64(n)
 	} else {
-		c.Seed = stateDraw(L) // last: a refused table draws nothing
+		c.Seed = sandbox.NextRandom(L) // last: a refused table draws nothing
 	}
 	main := L.G.MainThread
 	cbs := callbacksOf(main)
@@ -72,7 +73,7 @@ func newKeyDebouncer(L *lua.LState, s *sched.Scheduler, g *sched.Group) int {
 		for _, a := range args {
 			main.Push(a)
 		}
-		return cbs.call(main, cb, 1+len(args))
+		return cbs.Call(main, cb, 1+len(args))
 	})
 	if err != nil { // the checks above are New's; this is a bug if reached
 		raise(L, "%s: %v", fn, err)
@@ -107,17 +108,6 @@ func (o *options) boolean(key string, def bool) bool {
 	}
 	o.fail(key, "a boolean")
 	return def
-}
-
-// stateDraw is the next draw of the state's generator (math.random's, so
-// --seed decides it), or 0 for a state NewState did not make.
-func stateDraw(L *lua.LState) uint64 {
-	if ud, ok := L.G.Registry.RawGetString(randomKey).(*lua.LUserData); ok {
-		if g, ok := ud.Value.(*random); ok {
-			return g.r.Uint64()
-		}
-	}
-	return 0
 }
 
 func checkKeyDebouncer(L *lua.LState, fn string) *luaKeyDebouncer {
@@ -156,11 +146,11 @@ func raiseDebounce(L *lua.LState, ld *luaKeyDebouncer, fn string, err error) {
 	if err == nil {
 		return
 	}
-	var oe *sched.OptionError
+	_, refused := asRefusal(err)
 	switch {
 	case isScriptError(err):
 		err = &debouncerCallbackError{label: ld.label, err: err}
-	case errors.As(err, &oe):
+	case refused:
 		err = &sched.CallError{Method: fn, Err: errors.New("the key's wake-up (:timeout, :busy-timeout or :throttle from now) would be past int64 nanoseconds after the scheduler's epoch")}
 	}
 	raiseError(L, luaCall{fn: fn}, err)

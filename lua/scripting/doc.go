@@ -1,5 +1,7 @@
 // Package scripting embeds Metronome's Lua in a Go program: gopher-lua
 // states whose scripts schedule work on a Go host through preloaded modules.
+// The state itself, its budgets and the one way Go calls Lua are package
+// sandbox's; this package binds the modules on it.
 //
 // The Go program makes a hostservices.Host, gives its modules to a state,
 // runs a script, and moves the host; what the script scheduled runs when
@@ -73,26 +75,14 @@
 //
 // # Budgets
 //
-// Options.Budget bounds the wall time of each call Go makes with PCall (a
-// main chunk, a test body) and of each callback; a call inside another gets
-// what is left of the outer one when that is less. Options.DrainBudget
-// bounds one advance, update, step, next, run-all, run-to-last or jump of a
-// script, and a Go call wrapped in Drain (UpdateBy, Runner.Step), across the
-// callbacks it runs; a DrainSpan makes several such calls one (a Runner's
-// steps until the host's time moves on), so that a run of short steps that
-// gets nowhere stops too. Options.MemoryLimit bounds how far the heap grows past
-// its size at NewState while Lua runs under one of those. Options.Context
-// stops the state's Lua when it is done. A runaway gets a Lua error naming
-// the budget and the function, within the budget plus about 5ms; pcall,
-// xpcall and coroutines re-raise it until it reaches the call whose budget
-// ran out, and the state and its schedulers go on afterwards. All are off by
-// default; then the state has no context and costs nothing. With any of
-// them the state has a context (L.Context()) that gopher-lua checks before
-// every instruction and that is cancelled when a budget runs out, as any
-// context.Context is: derived contexts and context.AfterFunc see it. Once
-// the call whose budget ran out has caught the error, the state runs under
-// a new context. A timer counts time in ticks while Lua runs, so entering a
-// callback reads no clock (no goroutine stays behind: nothing to close).
+// Options.Budget, DrainBudget, MemoryLimit and Context are the sandbox's
+// (see package sandbox): Budget bounds each call Go makes with PCall and
+// each callback, DrainBudget one advance, update, step, next, run-all,
+// run-to-last or jump of a script, or a Go call wrapped in Drain
+// (UpdateBy, Runner.Step), across the callbacks it runs; a
+// sandbox.DrainSpan makes several such calls one (a Runner's steps until
+// the host's time moves on). A runaway gets a Lua error naming the budget
+// and the function, and the state and its schedulers go on afterwards.
 //
 // # Threading
 //

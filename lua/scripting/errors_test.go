@@ -1,15 +1,17 @@
 package scripting
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/hostservices"
+	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -204,5 +206,48 @@ func runChunk(t *testing.T, L *lua.LState, name, src string) {
 	L.Push(fn)
 	if err := L.PCall(0, 0, nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The Lua names in a refused argument's error come from the binding: the Go
+// method and parameter an OptionError names, whatever they are, do not
+// reach the script, and *temporal.OptionError reads as a package's own
+// OptionError does.
+func TestRefusalsAreNamedByTheBinding(t *testing.T) {
+	cases := []struct {
+		c    luaCall
+		key  string
+		err  error
+		want string
+	}{
+		{luaCall{"advance", 2, false}, "", &temporal.OptionError{Method: "Renamed", Param: "x", Want: "a duration >= 0", Got: temporal.Duration(-1)},
+			"bad argument #2 to 'advance' (duration must be a duration >= 0, got -PT0.000000001S)"},
+		{luaCall{"advance", 2, false}, "", &sched.OptionError{Method: "Renamed", Param: "x", Want: "a duration >= 0", Got: temporal.Duration(-1)},
+			"bad argument #2 to 'advance' (duration must be a duration >= 0, got -PT0.000000001S)"},
+		{luaCall{"Timeout", 1, true}, "", &temporal.OptionError{Method: "M", Param: "p", Want: "a number of milliseconds >= 0", Got: -1.5},
+			"bad argument #1 to 'Timeout' (:delay-ms must be a number of milliseconds >= 0, got number -1.5)"},
+		{luaCall{fn: "Debouncer"}, "", &temporal.OptionError{Method: "M", Param: "p", Want: "w", Got: 3},
+			"Debouncer: delay-ms: want w, got 3"},
+		{luaCall{"schedule-once", 2, true}, "at", &temporal.OptionError{Method: "M", Param: "p", Err: errors.New("bad zone")},
+			"schedule-once: at: bad zone"},
+		// A Lua function that checks its arguments itself shows an
+		// unexpected refusal in Go terms.
+		{luaCall{fn: "register"}, "", &temporal.OptionError{Method: "Register", Param: "f", Want: "a facet", Got: "nil"},
+			"register: Register: f: want a facet, got nil"},
+	}
+	for _, tc := range cases {
+		L := lua.NewState()
+		L.SetGlobal("f", L.NewFunction(func(L *lua.LState) int {
+			if tc.key != "" {
+				raiseErrorAbout(L, tc.c, tc.key, tc.err)
+			}
+			raiseError(L, tc.c, tc.err)
+			return 0
+		}))
+		err := L.DoString("f()")
+		L.Close()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want it to contain %q", tc.c.fn, err, tc.want)
+		}
 	}
 }

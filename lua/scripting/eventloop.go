@@ -8,6 +8,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/runtime/loop"
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
@@ -24,7 +25,7 @@ type luaLoop struct {
 	host *loopHost
 	s    *loop.Scheduler
 	main *lua.LState
-	cbs  *callbacks
+	cbs  *sandbox.Callbacks
 
 	micro   []microtask
 	hook    *lua.LFunction
@@ -77,14 +78,15 @@ func (h *loopHost) Park(deadline temporal.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	var done <-chan struct{}
-	if g := h.l.cbs.gov; g != nil {
-		done = g.Done()
+	ctx := h.l.cbs.Context()
+	if ctx != nil {
+		done = ctx.Done()
 	}
 	select {
 	case <-t.C:
 		return true
 	case <-done:
-		h.l.fatal = h.l.cbs.gov.Err()
+		h.l.fatal = ctx.Err()
 		return false
 	}
 }
@@ -241,7 +243,7 @@ func (l *luaLoop) call(kind string, id int, fn *lua.LFunction, args []lua.LValue
 	for _, a := range args {
 		L.Push(a)
 	}
-	if err := l.cbs.call(L, fn, len(args)); err != nil {
+	if err := l.cbs.Call(L, fn, len(args)); err != nil {
 		l.report(kind, id, err)
 	}
 }
@@ -254,7 +256,7 @@ func (l *luaLoop) call1(kind string, fn *lua.LFunction, name string) lua.LValue 
 	}
 	L := l.main
 	L.Push(fn)
-	if err := l.cbs.callN(L, fn, 0, 1); err != nil {
+	if err := l.cbs.CallN(L, fn, 0, 1); err != nil {
 		l.report(kind, 0, fmt.Errorf("source %q: %w", name, err))
 		return lua.LNil
 	}
@@ -266,7 +268,7 @@ func (l *luaLoop) call1(kind string, fn *lua.LFunction, name string) lua.LValue 
 // report hands a callback's error to on_error, or keeps it for the end of
 // the window. A budget that ran out for the window ends it.
 func (l *luaLoop) report(kind string, id int, err error) {
-	if g := l.cbs.gov; g != nil && g.standing() {
+	if l.cbs.Standing() {
 		l.fatal = err
 		return
 	}
@@ -284,7 +286,7 @@ func (l *luaLoop) report(kind string, id int, err error) {
 	L.Push(l.onError)
 	L.Push(v)
 	L.Push(info)
-	herr := l.cbs.call(L, l.onError, 2)
+	herr := l.cbs.Call(L, l.onError, 2)
 	if herr == nil {
 		return
 	}

@@ -8,22 +8,23 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/yuin/gopher-lua"
+	"github.com/metronome-rt/metronome/lua/sandbox"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // FennelEnv is the environment variable the metronome command reads for the
 // Fennel compiler when --fennel is not given.
 const FennelEnv = "METRONOME_FENNEL"
 
-// FennelFile is the compiler's file name in a script's folder.
-const FennelFile = "fennel.lua"
+// fennelFile is the compiler's file name in a script's folder.
+const fennelFile = "fennel.lua"
 
 // maxCompilerBytes bounds the compiler file Metronome reads: a release's
 // fennel.lua is about 300 KB.
 const maxCompilerBytes = 16 << 20
 
-// IsFennel reports whether path names Fennel source (a .fnl file).
-func IsFennel(path string) bool { return strings.HasSuffix(path, ".fnl") }
+// isFennel reports whether path names Fennel source (a .fnl file).
+func isFennel(path string) bool { return strings.HasSuffix(path, ".fnl") }
 
 // NoFennelError is the error for Fennel source in a state without a
 // compiler. Its message is one line that says how to provide one.
@@ -45,7 +46,7 @@ func FennelCompiler(flag, script string) string {
 	if env := os.Getenv(FennelEnv); env != "" {
 		return env
 	}
-	p := filepath.Join(filepath.Dir(script), FennelFile)
+	p := filepath.Join(filepath.Dir(script), fennelFile)
 	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
 		return p
 	}
@@ -119,7 +120,7 @@ func fennelCompile(L *lua.LState, script string) (*lua.LFunction, error) {
 	}
 	path := slot.path
 	if path == "" && slot.dir != "" {
-		p := filepath.Join(slot.dir, FennelFile)
+		p := filepath.Join(slot.dir, fennelFile)
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
 			path = p
 		}
@@ -141,9 +142,9 @@ func fennelCompile(L *lua.LState, script string) (*lua.LFunction, error) {
 	}
 	// The compiler is the operator's choice, not script input, and a
 	// release is larger and deeper than the script source limits allow.
-	chunk, err := L.Load(strings.NewReader(string(src)), path)
+	chunk, err := sandbox.CompileTrusted(L, string(src), path)
 	if err != nil {
-		return nil, fmt.Errorf("the Fennel compiler %s: %s", path, chunkErrorMessage(path, err))
+		return nil, fmt.Errorf("the Fennel compiler %s: %v", path, err)
 	}
 	// The sandbox has no debug library; the compiler's macro error
 	// handler calls debug.traceback and drops its last line, so this one
@@ -213,7 +214,7 @@ func readMacroModule(L *lua.LState) int {
 		if err := inScriptDir(dir, path); err != nil {
 			raise(L, "import-macros %q: %s: %v", name, rel, err)
 		}
-		src, err := readSource(L, path)
+		src, err := sandbox.ReadSource(L, path)
 		if err != nil {
 			raise(L, "import-macros %q: %v", name, err)
 		}
@@ -222,24 +223,6 @@ func readMacroModule(L *lua.LState) int {
 		return 2
 	}
 	return 0
-}
-
-// readSource reads a source file within L's source size limit.
-func readSource(L *lua.LState, path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	// One byte past the size limit is enough for checkSource to refuse it.
-	src, err := io.ReadAll(io.LimitReader(f, int64(sourceLimitsOf(L).Bytes)+1))
-	if err != nil {
-		return "", err
-	}
-	if lim := sourceLimitsOf(L).Bytes; len(src) > lim {
-		return "", &SourceLimitError{path, 1 + strings.Count(string(src[:lim]), "\n"), "Bytes", int64(lim)}
-	}
-	return string(src), nil
 }
 
 // compileFennel compiles the Fennel source src of the file path to Lua
@@ -254,7 +237,7 @@ func compileFennel(L *lua.LState, src, path string) (*lua.LFunction, error) {
 	L.Push(lua.LString(src))
 	L.Push(lua.LString(path))
 	if err := PCall(L, 2, 2, nil); err != nil {
-		return nil, &chunkError{msg: fennelErrorMessage(L, path, err), err: err}
+		return nil, &fennelError{msg: fennelErrorMessage(L, path, err), err: err}
 	}
 	ret, smap := L.Get(-2), L.Get(-1)
 	L.Pop(2)
@@ -263,8 +246,8 @@ func compileFennel(L *lua.LState, src, path string) (*lua.LFunction, error) {
 		return nil, fmt.Errorf("%s: the Fennel compiler returned %s, want Lua source", path, ret.Type())
 	}
 	lines := fennelLines(smap)
-	fn, err := compileChunk(L, string(out), path)
-	if le := (*SourceLimitError)(nil); errors.As(err, &le) {
+	fn, err := sandbox.Compile(L, string(out), path)
+	if le := (*sandbox.SourceLimitError)(nil); errors.As(err, &le) {
 		le.Line = lines.at(le.Line)
 	}
 	if err != nil {
@@ -273,6 +256,16 @@ func compileFennel(L *lua.LState, src, path string) (*lua.LFunction, error) {
 	lines.remap(fn.Proto)
 	return fn, nil
 }
+
+// fennelError is a Fennel compile error: the compiler's message, with the
+// error of its call.
+type fennelError struct {
+	msg string
+	err error
+}
+
+func (e *fennelError) Error() string { return e.msg }
+func (e *fennelError) Unwrap() error { return e.err }
 
 // fennelLineMap maps a line of compiled Lua (index 1 is line 1) to the line
 // of the .fnl source it came from; nil maps each line to itself.
@@ -344,7 +337,7 @@ func fennelErrorMessage(L *lua.LState, path string, err error) string {
 	var api *lua.ApiError
 	msg := err.Error()
 	if errors.As(err, &api) {
-		msg = ErrorText(L, api.Object)
+		msg = sandbox.ErrorText(L, api.Object)
 	}
 	msg, _, _ = strings.Cut(msg, "\n")
 	msg = strings.TrimSpace(msg)

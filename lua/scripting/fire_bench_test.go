@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // BenchmarkLuaCallbackBoundary measures the Go-to-Lua crossing a fire costs:
@@ -69,7 +69,7 @@ func BenchmarkBudgetFire(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				L.Push(f)
-				if err := cbs.call(L, f, 0); err != nil {
+				if err := cbs.Call(L, f, 0); err != nil {
 					b.Fatal(err)
 				}
 			}

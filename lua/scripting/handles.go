@@ -3,13 +3,13 @@ package scripting
 import (
 	"fmt"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
-// The handle and time API (LUA-API "Scheduling options and handles"):
+// The handle and time API (docs/lua-api.md, "Scheduling options and handles"):
 // schedule-once's :at, schedule-every's :delay and :count, the :label of
 // every scheduling call, and a handle's due, remaining and reset.
 
@@ -70,7 +70,7 @@ func scheduleOnceAt(L *lua.LState, t target, c *jobCache, fn string, o *options,
 		o.fail("at", "a Temporal.instant")
 	}
 	h, err := t.ScheduleOnceAt(at, c.get(L, cb), o.handleOptions()...)
-	raiseError(L, luaCall{fn, 2, true}, err)
+	raiseErrorAbout(L, luaCall{fn, 2, true}, "at", err)
 	d, _ := h.Remaining()
 	return &luaHandle{h: h, reset: d}
 }
@@ -100,7 +100,7 @@ func pushHandle(L *lua.LState, lh *luaHandle) {
 // handleMethods are a handle's methods; its __index adds the field id.
 var handleMethods = map[string]lua.LGFunction{
 	// cancel and drop return true whether or not the job was pending
-	// (LUA-API), unlike Go's Handle.Cancel.
+	// (docs/lua-api.md), unlike Go's Handle.Cancel.
 	"cancel": func(L *lua.LState) int { checkHandle(L, "cancel").h.Cancel(); L.Push(lua.LTrue); return 1 },
 	"drop": func(L *lua.LState) int {
 		lh := checkHandle(L, "drop")

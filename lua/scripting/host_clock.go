@@ -1,13 +1,13 @@
 package scripting
 
 import (
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/hostservices"
 	"github.com/metronome-rt/metronome/runtime/sched"
 )
 
-// The test-clock verbs of the app-host scheduler (LUA-API "Test-clock verbs
+// The test-clock verbs of the app-host scheduler (docs/lua-api.md, "Test-clock verbs
 // on the host"): runtime-scheduler's next, run-all, run-to-last, jump,
 // count and trace, over everything on the host's timeline and never its
 // facets; pause is ignored, as by step. jobs lists what count counts, each

@@ -3,7 +3,7 @@ package scripting
 import (
 	"errors"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/hostservices"
 	"github.com/metronome-rt/metronome/runtime/sched"
@@ -46,7 +46,7 @@ func luaErrorHandler(L *lua.LState, fn *lua.LFunction) func(error) error {
 		main.Push(fn)
 		main.Push(v)
 		main.Push(errorInfo(main, err))
-		herr := cbs.call(main, fn, 2)
+		herr := cbs.Call(main, fn, 2)
 		if herr == nil {
 			return nil
 		}

@@ -3,7 +3,7 @@ package scripting
 import (
 	"strconv"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/runtime/sched"
 )

@@ -5,8 +5,9 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
+	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
@@ -34,7 +35,7 @@ const (
 // keyedLua is a state's keyed-timer machinery, shared by its threads.
 type keyedLua struct {
 	main    *lua.LState
-	cbs     *callbacks
+	cbs     *sandbox.Callbacks
 	pool    []*lua.LState
 	runs    []*handlerRun // free ones
 	idle    *lua.LState   // resumes the handlers' threads (resumeOn)
@@ -68,7 +69,7 @@ func keyedOf(L *lua.LState) *keyedLua {
 	main := L.G.MainThread
 	k := &keyedLua{main: main, cbs: callbacksOf(main)}
 	k.fire = k.start
-	k.idle = newThread(main)
+	k.idle = sandbox.NewThread(main)
 	k.wait = L.NewFunction(k.tickWait)
 	k.index = L.NewFunction(func(L *lua.LState) int {
 		key, ok := L.Get(2).(lua.LString)
@@ -265,38 +266,21 @@ func (k *keyedLua) thread() *lua.LState {
 		k.pool = k.pool[:n-1]
 		return th
 	}
-	return newThread(k.main)
+	return sandbox.NewThread(k.main)
 }
 
 // resumeOn resumes th with fn(args...) under the callback budget of cb,
 // with cur as the coroutine s:wait may suspend.
 func (k *keyedLua) resumeOn(th *lua.LState, cb *lua.LFunction, cur coroutineRunner, fn *lua.LFunction, args ...lua.LValue) (lua.ResumeState, error) {
-	if g := k.cbs.gov; g != nil {
-		g.adopt(th)
-		if err := g.callbackFrame(cb); err != nil {
-			return lua.ResumeError, err
-		}
-	}
-	prev, prevCur := k.cbs.fn, k.cur
-	k.cbs.fn, k.cur = cb, cur
+	prevCur := k.cur
+	k.cur = cur
 	// Resume copies what the thread returns into a new slice as long as
 	// the resumer's value stack: from the idle thread, whose stack holds
 	// nothing, that is the smallest allocation (16 bytes, not 48 from a
 	// drain's frame). th's parent is then the idle thread, which runs no
-	// code; the current thread is put back after.
-	g := k.main.G
-	current := g.CurrentThread
-	st, err, _ := k.idle.Resume(th, fn, args...)
-	g.CurrentThread = current
-	k.cbs.fn, k.cur = prev, prevCur
-	if err != nil {
-		if api, ok := err.(*lua.ApiError); ok && th.Dead && api.StackTrace == "" {
-			k.cbs.setTraceback(api, api.Object, deadTraceback(th, cb, api.Object))
-		}
-	}
-	if g := k.cbs.gov; g != nil {
-		err = g.leave(err)
-	}
+	// code.
+	st, err := k.cbs.Resume(k.idle, th, cb, fn, args...)
+	k.cur = prevCur
 	return st, err
 }
 
@@ -330,7 +314,7 @@ func (k *keyedLua) callLeaf(fn *lua.LFunction, tick *lua.LTable) error {
 		k.main.Push(tick)
 		nargs = 1
 	}
-	err := k.cbs.call(k.main, fn, nargs)
+	err := k.cbs.Call(k.main, fn, nargs)
 	k.cur = prev
 	return err
 }
@@ -392,7 +376,7 @@ func (k *keyedLua) tickWait(L *lua.LState) int {
 	if d < 0 {
 		argError(L, 2, "wait", "duration must be >= 0, got "+d.String())
 	}
-	refuseNestedYield(L, "tick:wait")
+	sandbox.RefuseNestedYield(L, "tick:wait")
 	r.run.waitReq, r.run.waitFor = true, d
 	return L.Yield()
 }
@@ -462,7 +446,7 @@ func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
 		k := keyedOf(L)
 		onCancel = func() error {
 			k.main.Push(f)
-			return k.cbs.call(k.main, f, 0)
+			return k.cbs.Call(k.main, f, 0)
 		}
 	}
 	cb := opts.function("callback")
@@ -570,7 +554,7 @@ func buildCompletionMeta(L *lua.LState, mt *lua.LTable) {
 				return 1
 			}
 			L.Push(lua.LFalse)
-			L.Push(errorValue(c.Err()))
+			L.Push(sandbox.ErrorValue(c.Err()))
 			return 2
 		},
 	})

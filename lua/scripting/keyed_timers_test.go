@@ -3,7 +3,7 @@ package scripting
 import (
 	"testing"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // A runaway keyed callback, before or after a tick:wait, is stopped by its

@@ -3,7 +3,7 @@ package scripting
 import (
 	"testing"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // benchLoopTaskTraced is BenchmarkLoopTask with a sink that counts.

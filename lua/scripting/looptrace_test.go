@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // loopTraceScript makes two loops, the first before the trace is set: the

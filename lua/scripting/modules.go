@@ -1,6 +1,6 @@
 package scripting
 
-import "github.com/yuin/gopher-lua"
+import lua "github.com/yuin/gopher-lua"
 
 // builtinModules are preloaded into every state NewState makes, by name,
 // through package.preload: a script gets one with require, never as a global.

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/metronome-rt/metronome/internal/nearest"
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // requireModule is require as gopher-lua's, with two differences: a module

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
@@ -284,4 +284,18 @@ func pushTrace(L *lua.LState, fires []sched.Fire) {
 		list.Append(r)
 	}
 	L.Push(list)
+}
+
+// schedulerSetMaxPending is s["set-max-pending"](s, n): the scheduler's cap
+// on pending jobs (default sched.DefaultMaxPending).
+func schedulerSetMaxPending(L *lua.LState) int {
+	const fn = "set-max-pending"
+	ls := live(L, fn)
+	n, ok := toInteger(L.Get(2))
+	if !ok || n < 1 {
+		argError(L, 2, fn, "an integer >= 1 expected, got "+describe(L.Get(2)))
+	}
+	raiseError(L, luaCall{fn, 2, false}, ls.s.SetMaxPending(int(n)))
+	L.Push(lua.LTrue)
+	return 1
 }

@@ -1,9 +1,10 @@
 package scripting
 
 import (
+	"fmt"
 	"strconv"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
@@ -35,7 +36,7 @@ func luaJob(L *lua.LState, f *lua.LFunction) sched.Func {
 	cbs := callbacksOf(main)
 	return func() error {
 		main.Push(f)
-		return cbs.call(main, f, 0)
+		return cbs.Call(main, f, 0)
 	}
 }
 
@@ -91,8 +92,15 @@ func scheduleEvery(L *lua.LState, t target, c *jobCache, fn string) *luaHandle {
 	o := checkOptions(L, 2, fn, []string{"interval", "delay", "count", "callback", "label"}, msHint)
 	e := o.every()
 	cb := o.function("callback")
+	if e.Interval <= 0 {
+		argError(L, 2, fn, fmt.Sprintf(":interval must be a duration > 0, got %v", e.Interval))
+	}
 	h, err := t.ScheduleEveryWith(e, c.get(L, cb), o.handleOptions()...)
-	raiseError(L, luaCall{fn, 2, true}, err)
+	key := "interval" // the first deadline's: :delay when given
+	if e.Delay != nil {
+		key = "delay"
+	}
+	raiseErrorAbout(L, luaCall{fn, 2, true}, key, err)
 	reset := e.Interval
 	if e.Delay != nil {
 		reset = *e.Delay
@@ -128,7 +136,7 @@ func scheduleRecurrence(L *lua.LState, t target, fn string) *luaHandle {
 		p.RawSetString("occurrence-index", lua.LNumber(occ.Index))
 		main.Push(cb)
 		main.Push(p)
-		return cbs.call(main, cb, 1)
+		return cbs.Call(main, cb, 1)
 	}, o.jobOptions()...)
 	raiseError(L, luaCall{fn, 2, true}, err)
 	return &luaHandle{h: h, recurrence: true}
@@ -148,7 +156,7 @@ func (o *options) duration(key string, required bool) temporal.Duration {
 	return 0
 }
 
-// pushJobList pushes jobs as LUA-API's list() records.
+// pushJobList pushes jobs as docs/lua-api.md describes list() records.
 func pushJobList(L *lua.LState, jobs []sched.JobInfo) {
 	list := L.CreateTable(len(jobs), 0)
 	for _, j := range jobs {

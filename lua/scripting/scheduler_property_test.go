@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 	"pgregory.net/rapid"
 
 	"github.com/metronome-rt/metronome/internal/schedmodel"

@@ -3,13 +3,14 @@ package scripting
 import (
 	"fmt"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
+	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
-// s:spawn(f, ...) and s:wait(d) (LUA-API "spawn / wait"): f runs as a
+// s:spawn(f, ...) and s:wait(d) (docs/lua-api.md, "spawn / wait"): f runs as a
 // coroutine, from the keyed timers' pool, that s:wait suspends for virtual
 // time. Under the hood it is a sched.Task whose steps are the coroutine's
 // resumptions.
@@ -109,7 +110,7 @@ func wait(L *lua.LState, s *sched.Scheduler) int {
 	if c == nil || c.thread() != L || c.scheduler() != s {
 		raise(L, "wait: allowed only inside a function this scheduler runs as a coroutine (one given to its spawn, or a keyed timer's callback); schedule a callback instead")
 	}
-	refuseNestedYield(L, "wait")
+	sandbox.RefuseNestedYield(L, "wait")
 	c.setWait(d)
 	return L.Yield()
 }

@@ -3,7 +3,7 @@ package scripting
 import (
 	"testing"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // A runaway spawned function, before or after a wait, is stopped by its own

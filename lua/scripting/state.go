@@ -7,15 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/internal/clip"
+	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -45,7 +43,7 @@ type Options struct {
 	// whose Clock is set to another clock than temporal.System(); without it
 	// that call raises, so nothing reads the wall clock behind a virtual
 	// one. With Clock nil or the system clock the wall clock is allowed
-	// anyway: the zero Options behave as before.
+	// anyway, as it is with the zero Options.
 	AllowWallClock bool
 	// Modules are preloaded next to the built-in modules, name -> loader;
 	// an entry replaces a built-in module of the same name.
@@ -75,7 +73,7 @@ type Options struct {
 	// Source bounds the size, nesting and compile work of every chunk the
 	// state compiles: LoadFile, require, load and loadstring. Zero fields
 	// take the defaults.
-	Source SourceLimits
+	Source sandbox.SourceLimits
 	// Fennel is the Fennel compiler (fennel.lua) that compiles .fnl
 	// scripts and modules, loaded into the state the first time one is
 	// needed. Empty: fennel.lua in ScriptDir, when there is one.
@@ -85,81 +83,46 @@ type Options struct {
 // NewState returns a state with the sandboxed standard library and the
 // built-in modules preloaded.
 //
-// The sandbox opens the base library without dofile and loadfile (load and
-// loadstring take source text only, never binary chunks), string, table,
-// math, coroutine, and os with time, clock and date only. os.date has no host
-// zone: it formats in UTC, and os.time{...} reads its table as UTC. require
-// finds package.preload entries, then NAME.lua, NAME.fnl or NAME/init.fnl
-// in ScriptDir (dots in NAME are folders; Fennel is compiled, see LoadFile); package.path is ignored, names with ".." are refused, and
-// so is a file that a symbolic link leads out of ScriptDir. With
-// opts.Clock set to another clock than the system's, Temporal.clock.system()
-// raises unless opts.AllowWallClock.
+// The sandbox (see sandbox.NewState) opens the base library without dofile
+// and loadfile (load and loadstring take source text only, never binary
+// chunks), string, table, math, coroutine, and os with time, clock and date
+// only. os.date has no host zone: it formats in UTC, and os.time{...} reads
+// its table as UTC. require finds package.preload entries, then NAME.lua,
+// NAME.fnl or NAME/init.fnl in ScriptDir (dots in NAME are folders; Fennel
+// is compiled, see LoadFile); package.path is ignored, names with ".." are
+// refused, and so is a file that a symbolic link leads out of ScriptDir.
+// With opts.Clock set to another clock than the system's,
+// Temporal.clock.system() raises unless opts.AllowWallClock.
 //
 // NewState panics if a loader in opts.Modules is nil or a field of
 // opts.Source is negative.
 func NewState(opts Options) *lua.LState {
-	if s := opts.Source; s.Bytes < 0 || s.Depth < 0 || s.Work < 0 {
-		panic(fmt.Sprintf("scripting.NewState: Options.Source: want fields >= 0 (0 for the default), got %+v", s))
-	}
 	for name, loader := range opts.Modules {
 		if loader == nil {
 			panic(fmt.Sprintf("scripting.NewState: Options.Modules[%q] is a nil loader", name))
 		}
 	}
-	sb := &sandbox{opts: opts, dir: opts.ScriptDir}
-	if sb.opts.Stdout == nil {
-		sb.opts.Stdout = os.Stdout
-	}
-	if sb.opts.Now == nil {
-		sb.opts.Now = time.Now
+	now := opts.Now
+	if now == nil {
+		now = time.Now
 		if c := opts.Clock; c != nil {
-			sb.opts.Now = func() time.Time { return c.Now().Time() }
+			now = func() time.Time { return c.Now().Time() }
 		}
 	}
-	if sb.opts.CPUClock == nil {
-		now, start := sb.opts.Now, sb.opts.Now()
-		sb.opts.CPUClock = func() float64 { return now().Sub(start).Seconds() }
+	L := sandbox.NewState(sandbox.Options{
+		AllowIO: opts.AllowIO, Stdout: opts.Stdout, Now: now, CPUClock: opts.CPUClock, Seed: opts.Seed,
+		Budget: opts.Budget, DrainBudget: opts.DrainBudget, MemoryLimit: opts.MemoryLimit,
+		Context: opts.Context, Source: opts.Source,
+	})
+	dir := opts.ScriptDir
+	if dir != "" {
+		dir = filepath.Clean(dir)
 	}
-	if sb.dir != "" {
-		sb.dir = filepath.Clean(sb.dir)
-	}
-
-	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	setCluster(L, opts.Cluster)
-	libs := []openedLib{
-		{lua.LoadLibName, lua.OpenPackage}, // package and base first, as OpenLibs does
-		{lua.BaseLibName, lua.OpenBase},
-		{lua.TabLibName, lua.OpenTable},
-		{lua.StringLibName, lua.OpenString},
-		{lua.MathLibName, lua.OpenMath},
-		{lua.CoroutineLibName, lua.OpenCoroutine},
-	}
-	if opts.AllowIO {
-		libs = append(libs, openedLib{lua.IoLibName, lua.OpenIo}, openedLib{lua.OsLibName, lua.OpenOs})
-	}
-	for _, lib := range libs {
-		L.Push(L.NewFunction(lib.open))
-		L.Push(lua.LString(lib.name))
-		L.Call(1, 0)
-	}
-
-	installPatterns(L, stringLimit(opts.MemoryLimit))
-	installStringLimits(L, stringLimit(opts.MemoryLimit))
-	sb.sandboxBase(L)
-	installResultLimits(L)
-	installRandom(L, opts.Seed)
-	sb.installOS(L)
-	sb.installRequire(L)
+	installRequire(L, opts.Modules, dir)
 	installClockPolicy(L, opts)
-	installBudget(L, opts)
-	installSourceLimits(L, opts.Source)
-	installFennel(L, opts.Fennel, sb.dir)
+	installFennel(L, opts.Fennel, dir)
 	return L
-}
-
-type openedLib struct {
-	name string
-	open lua.LGFunction
 }
 
 // LoadFile compiles the Lua source file at path into a function, like
@@ -170,423 +133,25 @@ type openedLib struct {
 // compiler (Options.Fennel), and without one the error is a
 // *NoFennelError.
 func LoadFile(L *lua.LState, path string) (*lua.LFunction, error) {
-	if IsFennel(path) {
+	if isFennel(path) {
 		if _, err := os.Stat(path); err != nil {
 			return nil, err
 		}
 		if _, err := fennelCompile(L, path); err != nil {
 			return nil, err
 		}
-		src, err := readSource(L, path)
+		src, err := sandbox.ReadSource(L, path)
 		if err != nil {
 			return nil, err
 		}
 		return compileFennel(L, src, path)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	// One byte past the size limit is enough for checkSource to refuse it.
-	src, err := io.ReadAll(io.LimitReader(f, int64(sourceLimitsOf(L).Bytes)+1))
-	if err != nil {
-		return nil, err
-	}
-	text := string(src)
-	if strings.HasPrefix(text, "\x1b") {
-		return nil, fmt.Errorf("%s: binary chunks are not supported: load Lua source", path)
-	}
-	if strings.HasPrefix(text, "#") {
-		// A shebang line: drop it but keep its newline so line numbers hold.
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			text = text[i:]
-		} else {
-			text = ""
-		}
-	}
-	return compileChunk(L, text, path)
-}
-
-// compileChunk parses src under chunkname with syntax errors as
-// "chunk:line: msg", once checkSource has found it within L's source limits.
-func compileChunk(L *lua.LState, src, chunkname string) (*lua.LFunction, error) {
-	if err := checkSource(src, chunkname, sourceLimitsOf(L)); err != nil {
-		return nil, err
-	}
-	fn, err := L.Load(strings.NewReader(src), chunkname)
-	if err != nil {
-		return nil, &chunkError{msg: chunkErrorMessage(chunkname, err), err: err}
-	}
-	return fn, nil
-}
-
-type chunkError struct {
-	msg string
-	err error
-}
-
-func (e *chunkError) Error() string { return e.msg }
-func (e *chunkError) Unwrap() error { return e.err }
-
-func chunkErrorMessage(chunkname string, err error) string {
-	var api *lua.ApiError
-	if errors.As(err, &api) && api.Cause != nil {
-		err = api.Cause
-	}
-	var pe *parse.Error
-	var ce *lua.CompileError
-	switch {
-	case errors.As(err, &pe) && pe.Pos.Line == parse.EOF:
-		return fmt.Sprintf("%s: %s at end of file", chunkname, pe.Message)
-	case errors.As(err, &pe):
-		return fmt.Sprintf("%s:%d: %s near '%s'", chunkname, pe.Pos.Line, pe.Message, pe.Token)
-	case errors.As(err, &ce):
-		return fmt.Sprintf("%s:%d: %s", chunkname, ce.Line, ce.Message)
-	}
-	return strings.TrimSpace(err.Error())
-}
-
-// sandbox holds what the replaced library functions need.
-type sandbox struct {
-	opts Options
-	dir  string
-}
-
-func (sb *sandbox) sandboxBase(L *lua.LState) {
-	g := L.G.Global
-	// dofile and loadfile read any file; _printregs writes to the real stdout.
-	for _, name := range []string{"dofile", "loadfile", "_printregs"} {
-		g.RawSetString(name, lua.LNil)
-	}
-	g.RawSetString("print", L.NewFunction(sb.print))
-	g.RawSetString("pcall", L.NewFunction(safePCall))
-	g.RawSetString("xpcall", L.NewFunction(safeXPCall))
-	g.RawSetString("error", L.NewFunction(safeError))
-	g.RawSetString("load", L.NewFunction(sbLoad))
-	g.RawSetString("loadstring", L.NewFunction(sbLoadString))
-	if orig, ok := g.RawGetString("tonumber").(*lua.LFunction); ok && orig.IsG {
-		g.RawSetString("tonumber", L.NewFunction(tonumberExp(orig)))
-	}
-}
-
-// decimalExp is a decimal number with an exponent, as Lua 5.1 reads it.
-var decimalExp = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)[eE][+-]?[0-9]+$`)
-
-// tonumberExp wraps gopher-lua's tonumber, which reads "1e9" (an exponent
-// after digits with no point) as nil, to read it as Lua 5.1 does: the
-// Fennel compiler reads its number literals with tonumber.
-func tonumberExp(orig *lua.LFunction) lua.LGFunction {
-	return func(L *lua.LState) int {
-		if str, ok := L.Get(1).(lua.LString); ok && strings.ContainsAny(string(str), "eE") &&
-			(L.GetTop() < 2 || L.Get(2) == lua.LNil || L.Get(2) == lua.LNumber(10)) {
-			if t := strings.TrimSpace(string(str)); decimalExp.MatchString(t) {
-				if f, err := strconv.ParseFloat(t, 64); err == nil || errors.Is(err, strconv.ErrRange) {
-					L.Push(lua.LNumber(f))
-					return 1
-				}
-			}
-		}
-		return orig.GFunction(L)
-	}
-}
-
-func (sb *sandbox) print(L *lua.LState) int {
-	var b strings.Builder
-	for i, top := 1, L.GetTop(); i <= top; i++ {
-		if i > 1 {
-			b.WriteByte('\t')
-		}
-		b.WriteString(L.ToStringMeta(L.Get(i)).String())
-	}
-	b.WriteByte('\n')
-	if _, err := io.WriteString(sb.opts.Stdout, b.String()); err != nil {
-		raise(L, "print: %v", err)
-	}
-	return 0
-}
-
-// sbLoad is load(chunk [, chunkname [, mode [, env]]]): chunk is a string or
-// a reader function, as in Lua 5.2; on failure it returns nil and a message.
-func sbLoad(L *lua.LState) int {
-	var src string
-	chunkname := "<string>"
-	switch chunk := L.Get(1).(type) {
-	case lua.LString:
-		src = string(chunk)
-	case *lua.LFunction:
-		chunkname = "<load>"
-		var b strings.Builder
-		limit := sourceLimitsOf(L).Bytes
-		for b.Len() <= limit {
-			L.Push(chunk)
-			L.Call(0, 1)
-			piece := L.Get(-1)
-			L.Pop(1)
-			if piece == lua.LNil {
-				break
-			}
-			s, ok := piece.(lua.LString)
-			if !ok {
-				L.Push(lua.LNil)
-				L.Push(lua.LString("reader function must return a string"))
-				return 2
-			}
-			if s == "" {
-				break
-			}
-			b.WriteString(string(s))
-		}
-		src = b.String()
-	default:
-		L.ArgError(1, "string or function expected, got "+L.Get(1).Type().String())
-	}
-	chunkname = L.OptString(2, chunkname)
-	mode := L.OptString(3, "bt")
-	var env *lua.LTable
-	if L.GetTop() >= 4 && L.Get(4) != lua.LNil {
-		env = L.CheckTable(4)
-	}
-	return loadChunkText(L, src, chunkname, mode, env)
-}
-
-func sbLoadString(L *lua.LState) int {
-	return loadChunkText(L, L.CheckString(1), L.OptString(2, "<string>"), "t", nil)
-}
-
-func loadChunkText(L *lua.LState, src, chunkname, mode string, env *lua.LTable) int {
-	fail := func(msg string) int {
-		L.Push(lua.LNil)
-		L.Push(lua.LString(msg))
-		return 2
-	}
-	if strings.HasPrefix(src, "\x1b") {
-		return fail("attempt to load a binary chunk: only Lua source text can be loaded")
-	}
-	if !strings.Contains(mode, "t") {
-		return fail(fmt.Sprintf("attempt to load a text chunk (mode is '%s')", mode))
-	}
-	// "@file" names a file, as in Lua, whose messages show "file" (the
-	// Fennel compiler names chunks so).
-	if len(chunkname) > 1 && chunkname[0] == '@' {
-		chunkname = chunkname[1:]
-	}
-	fn, err := compileChunk(L, src, chunkname)
-	if err != nil {
-		return fail(err.Error())
-	}
-	if env != nil {
-		fn.Env = env
-	}
-	L.Push(fn)
-	return 1
-}
-
-// installOS gives os time, clock and date that read opts.Now in UTC; with
-// AllowIO they replace the host-zone versions in the full library.
-func (sb *sandbox) installOS(L *lua.LState) {
-	osmod, ok := L.GetGlobal("os").(*lua.LTable)
-	if !ok {
-		osmod = L.NewTable()
-		L.SetGlobal("os", osmod)
-		L.SetField(L.GetField(L.Get(lua.RegistryIndex), "_LOADED"), "os", osmod)
-	}
-	osmod.RawSetString("time", L.NewFunction(sb.osTime))
-	osmod.RawSetString("clock", L.NewFunction(sb.osClock))
-	osmod.RawSetString("date", L.NewFunction(sb.osDate))
-}
-
-func (sb *sandbox) osClock(L *lua.LState) int {
-	L.Push(lua.LNumber(sb.opts.CPUClock()))
-	return 1
-}
-
-func (sb *sandbox) osTime(L *lua.LState) int {
-	if L.GetTop() == 0 || L.Get(1) == lua.LNil {
-		L.Push(lua.LNumber(sb.opts.Now().Unix()))
-		return 1
-	}
-	tb := L.CheckTable(1)
-	field := func(key string, def int, required bool) int {
-		v := L.GetField(tb, key)
-		if v == lua.LNil {
-			if required {
-				raise(L, "field '%s' missing in date table", key)
-			}
-			return def
-		}
-		n, ok := v.(lua.LNumber)
-		if !ok || float64(n) != float64(int64(n)) {
-			raise(L, "field '%s' is not an integer (got %s %s)", key, v.Type(), v.String())
-		}
-		if n > 1<<31-1 || n < -(1<<31) {
-			raise(L, "field '%s' is out-of-bound", key)
-		}
-		return int(n)
-	}
-	sec, minute, hour := field("sec", 0, false), field("min", 0, false), field("hour", 12, false)
-	day, month, year := field("day", 0, true), field("month", 0, true), field("year", 0, true)
-	t := time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC)
-	L.Push(lua.LNumber(t.Unix()))
-	return 1
-}
-
-func (sb *sandbox) osDate(L *lua.LState) int {
-	format := L.OptString(1, "%c")
-	t := sb.opts.Now().UTC()
-	if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
-		n, ok := L.Get(2).(lua.LNumber)
-		if !ok {
-			L.TypeError(2, lua.LTNumber)
-		}
-		if float64(n) != float64(int64(n)) {
-			L.ArgError(2, fmt.Sprintf("number has no integer representation: %v", n))
-		}
-		t = time.Unix(int64(n), 0).UTC()
-	}
-	// There is no host zone, so "!" (UTC) changes nothing.
-	format = strings.TrimPrefix(format, "!")
-	if format == "*t" {
-		tb := L.CreateTable(0, 9)
-		tb.RawSetString("year", lua.LNumber(t.Year()))
-		tb.RawSetString("month", lua.LNumber(t.Month()))
-		tb.RawSetString("day", lua.LNumber(t.Day()))
-		tb.RawSetString("hour", lua.LNumber(t.Hour()))
-		tb.RawSetString("min", lua.LNumber(t.Minute()))
-		tb.RawSetString("sec", lua.LNumber(t.Second()))
-		tb.RawSetString("wday", lua.LNumber(t.Weekday()+1))
-		tb.RawSetString("yday", lua.LNumber(t.YearDay()))
-		tb.RawSetString("isdst", lua.LFalse)
-		L.Push(tb)
-		return 1
-	}
-	s, err := osDateFormat(t, format)
-	if err != nil {
-		L.ArgError(1, err.Error())
-	}
-	L.Push(lua.LString(s))
-	return 1
-}
-
-// osDateFormat formats t with the C99 conversions in the C locale.
-func osDateFormat(t time.Time, format string) (string, error) {
-	var b strings.Builder
-	two := func(n int) { fmt.Fprintf(&b, "%02d", n) }
-	for i := 0; i < len(format); i++ {
-		c := format[i]
-		if c != '%' {
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		if i >= len(format) {
-			return "", errors.New("invalid conversion specifier '%'")
-		}
-		spec := format[i]
-		// The E and O modifiers select alternative forms; the C locale has none.
-		if (spec == 'E' && i+1 < len(format) && strings.IndexByte("cCxXyY", format[i+1]) >= 0) ||
-			(spec == 'O' && i+1 < len(format) && strings.IndexByte("deHImMSuUVwWy", format[i+1]) >= 0) {
-			i++
-			spec = format[i]
-		}
-		isoYear, isoWeek := t.ISOWeek()
-		wday, yday := int(t.Weekday()), t.YearDay()-1
-		hour12 := t.Hour() % 12
-		if hour12 == 0 {
-			hour12 = 12
-		}
-		switch spec {
-		case 'a':
-			b.WriteString(t.Weekday().String()[:3])
-		case 'A':
-			b.WriteString(t.Weekday().String())
-		case 'b', 'h':
-			b.WriteString(t.Month().String()[:3])
-		case 'B':
-			b.WriteString(t.Month().String())
-		case 'c':
-			fmt.Fprintf(&b, "%s %s %2d %02d:%02d:%02d %d", t.Weekday().String()[:3], t.Month().String()[:3],
-				t.Day(), t.Hour(), t.Minute(), t.Second(), t.Year())
-		case 'C':
-			two(t.Year() / 100)
-		case 'd':
-			two(t.Day())
-		case 'D', 'x':
-			fmt.Fprintf(&b, "%02d/%02d/%02d", int(t.Month()), t.Day(), t.Year()%100)
-		case 'e':
-			fmt.Fprintf(&b, "%2d", t.Day())
-		case 'F':
-			fmt.Fprintf(&b, "%04d-%02d-%02d", t.Year(), int(t.Month()), t.Day())
-		case 'g':
-			two(isoYear % 100)
-		case 'G':
-			fmt.Fprintf(&b, "%d", isoYear)
-		case 'H':
-			two(t.Hour())
-		case 'I':
-			two(hour12)
-		case 'j':
-			fmt.Fprintf(&b, "%03d", yday+1)
-		case 'm':
-			two(int(t.Month()))
-		case 'M':
-			two(t.Minute())
-		case 'n':
-			b.WriteByte('\n')
-		case 'p':
-			if t.Hour() < 12 {
-				b.WriteString("AM")
-			} else {
-				b.WriteString("PM")
-			}
-		case 'r':
-			ampm := "AM"
-			if t.Hour() >= 12 {
-				ampm = "PM"
-			}
-			fmt.Fprintf(&b, "%02d:%02d:%02d %s", hour12, t.Minute(), t.Second(), ampm)
-		case 'R':
-			fmt.Fprintf(&b, "%02d:%02d", t.Hour(), t.Minute())
-		case 'S':
-			two(t.Second())
-		case 't':
-			b.WriteByte('\t')
-		case 'T', 'X':
-			fmt.Fprintf(&b, "%02d:%02d:%02d", t.Hour(), t.Minute(), t.Second())
-		case 'u':
-			fmt.Fprintf(&b, "%d", (wday+6)%7+1)
-		case 'U':
-			two((yday + 7 - wday) / 7)
-		case 'V':
-			two(isoWeek)
-		case 'w':
-			fmt.Fprintf(&b, "%d", wday)
-		case 'W':
-			two((yday + 7 - (wday+6)%7) / 7)
-		case 'y':
-			two(t.Year() % 100)
-		case 'Y':
-			fmt.Fprintf(&b, "%d", t.Year())
-		case 'z':
-			b.WriteString("+0000")
-		case 'Z':
-			b.WriteString("UTC")
-		case '%':
-			b.WriteByte('%')
-		default:
-			return "", fmt.Errorf("invalid conversion specifier '%%%c'", spec)
-		}
-	}
-	return b.String(), nil
+	return sandbox.LoadFile(L, path)
 }
 
 // installRequire points require at package.preload and ScriptDir only.
-func (sb *sandbox) installRequire(L *lua.LState) {
-	pkg := L.GetGlobal("package").(*lua.LTable)
-	// The loaders below ignore package.path; leaving it would suggest otherwise.
-	pkg.RawSetString("path", lua.LNil)
-	pkg.RawSetString("cpath", lua.LNil)
-
+func installRequire(L *lua.LState, modules map[string]lua.LGFunction, dir string) {
+	pkg := L.GetGlobal("package").(*lua.LTable) // package.path is gone (sandbox.NewState)
 	loaders := L.CreateTable(2, 0)
 	loaders.Append(L.NewFunction(func(L *lua.LState) int {
 		name := L.CheckString(1)
@@ -605,7 +170,7 @@ func (sb *sandbox) installRequire(L *lua.LState) {
 		L.Push(lua.LString(fmt.Sprintf("no field package.preload['%s']", name)))
 		return 1
 	}))
-	loaders.Append(L.NewFunction(sb.loadFromScriptDir))
+	loaders.Append(L.NewFunction(scriptDirLoader(dir)))
 	pkg.RawSetString("loaders", loaders)
 	L.SetGlobal("require", L.NewFunction(requireModule))
 	// gopher-lua's require reads the loaders from the registry.
@@ -613,29 +178,34 @@ func (sb *sandbox) installRequire(L *lua.LState) {
 
 	preload := pkg.RawGetString("preload").(*lua.LTable)
 	for name, loader := range builtinModules {
-		if _, replaced := sb.opts.Modules[name]; !replaced {
+		if _, replaced := modules[name]; !replaced {
 			preload.RawSetString(name, L.NewFunction(loader))
 		}
 	}
-	for name, loader := range sb.opts.Modules {
+	for name, loader := range modules {
 		preload.RawSetString(name, L.NewFunction(loader))
 	}
 }
 
-func (sb *sandbox) loadFromScriptDir(L *lua.LState) int {
+// scriptDirLoader is the loader that finds a module in dir.
+func scriptDirLoader(dir string) lua.LGFunction {
+	return func(L *lua.LState) int { return loadFromScriptDir(L, dir) }
+}
+
+func loadFromScriptDir(L *lua.LState, dir string) int {
 	name := L.CheckString(1)
 	base, err := moduleBase(name)
 	if err != nil {
 		raise(L, "require %s: %v", clip.Quote(name), err)
 	}
-	if sb.dir == "" {
+	if dir == "" {
 		L.Push(lua.LString("no script folder to search for " + base + ".lua"))
 		return 1
 	}
 	var path, rel string
 	var tried []string
 	for _, r := range []string{base + ".lua", base + ".fnl", filepath.Join(base, "init.fnl")} {
-		p := filepath.Join(sb.dir, r)
+		p := filepath.Join(dir, r)
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
 			path, rel = p, r
 			break
@@ -646,7 +216,7 @@ func (sb *sandbox) loadFromScriptDir(L *lua.LState) int {
 		L.Push(lua.LString(strings.Join(tried, "\n\t")))
 		return 1
 	}
-	if err := inScriptDir(sb.dir, path); err != nil {
+	if err := inScriptDir(dir, path); err != nil {
 		raise(L, "require %s: %s: %v", clip.Quote(name), rel, err)
 	}
 	fn, err := LoadFile(L, path)

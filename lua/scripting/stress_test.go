@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 	"go.uber.org/goleak"
 
 	"github.com/metronome-rt/metronome/hostservices"

@@ -5,14 +5,14 @@ import (
 	"strings"
 
 	"github.com/metronome-rt/metronome/internal/nearest"
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // strictMethods makes a failed lookup in methods, the __index table of the
 // type kind, an error naming kind, the name and the nearest methods (and
 // fields), instead of a nil that fails later as "attempt to call a
-// non-function object". A hit is a raw table read as before: the check runs
-// only on a miss.
+// non-function object". A hit is a plain raw table read: the check runs only
+// on a miss.
 func strictMethods(L *lua.LState, kind string, methods *lua.LTable, fields ...string) {
 	mt := L.CreateTable(0, 1)
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {

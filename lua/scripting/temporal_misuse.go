@@ -1,7 +1,7 @@
 package scripting
 
 import (
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // Operators Temporal values do not have, given metamethods so the error

@@ -1,7 +1,7 @@
 package scripting
 
 import (
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/compat"
 	"github.com/metronome-rt/metronome/runtime/sched"
@@ -54,7 +54,7 @@ func loadRuntimeTimers(L *lua.LState, tm func() *compat.Timers) int {
 				for _, a := range args {
 					main.Push(a.(lua.LValue))
 				}
-				return cbs.call(main, cb, len(args))
+				return cbs.Call(main, cb, len(args))
 			}, jobOpts...)
 			raiseError(L, luaCall{fn, 1, true}, err)
 			ud := L.NewUserData()

@@ -3,7 +3,7 @@ package scripting
 import (
 	"strings"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // dotCalled wraps the functions of the module mod (named module, held by

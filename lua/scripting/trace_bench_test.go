@@ -3,7 +3,7 @@ package scripting
 import (
 	"testing"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // The cost of tracing: the fire and cancel paths of a runtime-scheduler

@@ -1,7 +1,7 @@
 package scripting
 
 import (
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/temporal"
 )

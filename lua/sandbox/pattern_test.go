@@ -1,11 +1,11 @@
-package scripting
+package sandbox
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // The bounded pattern functions give gopher-lua's results and errors.

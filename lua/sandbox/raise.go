@@ -1,10 +1,10 @@
-package scripting
+package sandbox
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // gopher-lua v1.1.2 raises an error with closeAllUpvalues unless a message
@@ -59,7 +59,7 @@ func safePCall(L *lua.LState) int {
 	p := protectorOf(L)
 	if err := p.pcall(L, L.GetTop()-1, lua.MultRet, p.identity); err != nil {
 		L.Push(lua.LFalse)
-		L.Push(errorValue(err))
+		L.Push(ErrorValue(err))
 		return 2
 	}
 	L.Insert(lua.LTrue, 1)
@@ -86,3 +86,20 @@ func safeError(L *lua.LState) int {
 	raiseValue(L, obj)
 	return 0
 }
+
+// Raise raises the Lua error format (with args, as fmt.Sprintf) at the
+// position of the Lua code that called the current Go function, as
+// L.RaiseError does, but without closing every frame's upvalues (see
+// above). It does not return.
+func Raise(L *lua.LState, format string, args ...any) { raise(L, format, args...) }
+
+// RaiseValue raises v as it is: a string gets no position.
+func RaiseValue(L *lua.LState, v lua.LValue) { raiseValue(L, v) }
+
+// ArgError raises "bad argument #n to 'fn' (msg)", the form Lua's own
+// library errors take.
+func ArgError(L *lua.LState, n int, fn, msg string) {
+	raise(L, "bad argument #%d to '%s' (%s)", n, fn, msg)
+}
+
+func argError(L *lua.LState, n int, fn, msg string) { ArgError(L, n, fn, msg) }

@@ -1,10 +1,10 @@
-package scripting
+package sandbox
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // BenchmarkPatterns runs typical pattern work in a sandboxed state

@@ -1,4 +1,4 @@
-package scripting
+package sandbox
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // An error value is rendered after the call that raised it has returned,

@@ -1,14 +1,14 @@
-package scripting
+package sandbox
 
 import (
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
-// lookUp returns t[name], the method of a table callback (a facet's
+// LookUp returns t[name], the method of a table callback (a facet's
 // update), looked up on L's main thread outside any protected call: an
 // __index that raises an error makes it an error as the callback's own
 // are, whose traceback ends with the lookup.
-func (c *callbacks) lookUp(L *lua.LState, t *lua.LTable, name string) (lua.LValue, error) {
+func (c *Callbacks) LookUp(L *lua.LState, t *lua.LTable, name string) (lua.LValue, error) {
 	if v := t.RawGetString(name); v != lua.LNil || t.Metatable == lua.LNil {
 		return v, nil // no metamethod can run
 	}

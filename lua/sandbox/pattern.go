@@ -1,13 +1,13 @@
-package scripting
+package sandbox
 
 import (
 	"errors"
 	"strconv"
 	"strings"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
-	"github.com/metronome-rt/metronome/lua/scripting/internal/pattern"
+	"github.com/metronome-rt/metronome/lua/sandbox/internal/pattern"
 )
 
 // string.find, match, gmatch and gsub run on internal/pattern, a matcher
@@ -51,7 +51,7 @@ func compilePattern(L *lua.LState, fn, pat string, anchor bool) *pattern.Pattern
 
 // findMatch is m.Find(init) with L's budget as its stop.
 func findMatch(L *lua.LState, m *pattern.Matcher, init int) (start, end int) {
-	start, end, err := m.Find(init, patternCheck(L))
+	start, end, err := m.Find(init, StopCheck(L))
 	switch {
 	case err == pattern.ErrStopped:
 		raise(L, "%s", governorOf(L).message())

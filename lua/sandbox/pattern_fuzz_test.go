@@ -1,11 +1,11 @@
-package scripting
+package sandbox
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // patternCalls calls string.find, match and gsub of L on (s, pat, repl)

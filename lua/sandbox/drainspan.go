@@ -1,9 +1,9 @@
-package scripting
+package sandbox
 
 import (
 	"time"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // A DrainSpan runs several Go calls that move a scheduler or host under one

@@ -1,10 +1,12 @@
-package scripting
+package sandbox
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"strings"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 )
 
@@ -290,4 +292,23 @@ func sourceWork(src, chunkname string, lim SourceLimits) (work int64, err error)
 			return work, &SourceLimitError{chunkname, tok.Pos.Line, "Work", lim.Work}
 		}
 	}
+}
+
+// ReadSource reads the source file at path, refusing one longer than L's
+// source size limit with a *SourceLimitError.
+func ReadSource(L *lua.LState, path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	// One byte past the size limit is enough for checkSource to refuse it.
+	src, err := io.ReadAll(io.LimitReader(f, int64(sourceLimitsOf(L).Bytes)+1))
+	if err != nil {
+		return "", err
+	}
+	if lim := sourceLimitsOf(L).Bytes; len(src) > lim {
+		return "", &SourceLimitError{path, 1 + strings.Count(string(src[:lim]), "\n"), "Bytes", int64(lim)}
+	}
+	return string(src), nil
 }

@@ -1,4 +1,4 @@
-package scripting
+package sandbox
 
 import (
 	"fmt"
@@ -6,22 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
-
-// schedulerSetMaxPending is s["set-max-pending"](s, n): the scheduler's cap
-// on pending jobs (default sched.DefaultMaxPending).
-func schedulerSetMaxPending(L *lua.LState) int {
-	const fn = "set-max-pending"
-	ls := live(L, fn)
-	n, ok := toInteger(L.Get(2))
-	if !ok || n < 1 {
-		argError(L, 2, fn, "an integer >= 1 expected, got "+describe(L.Get(2)))
-	}
-	raiseError(L, luaCall{fn, 2, false}, ls.s.SetMaxPending(int(n)))
-	L.Push(lua.LTrue)
-	return 1
-}
 
 // DefaultStringLimit is the largest string, in bytes, that string.rep,
 // string.format, string.gsub and table.concat build when Options.MemoryLimit

@@ -1,4 +1,4 @@
-package scripting
+package sandbox
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // A callback run as a coroutine (a keyed tick, a spawned function) raises
@@ -17,7 +17,7 @@ import (
 // reads as a plain callback's does.
 
 // deadTraceback describes the frames of th, a thread that died of the
-// error v while running cb, in the message handler's format (callbacks.handle):
+// error v while running cb, in the message handler's format (Callbacks.handle):
 // from the frame that raised v out to cb.
 func deadTraceback(th *lua.LState, cb *lua.LFunction, v lua.LValue) string {
 	var frames []StackFrame
@@ -34,7 +34,7 @@ func deadTraceback(th *lua.LState, cb *lua.LFunction, v lua.LValue) string {
 		}
 	}
 	var b strings.Builder
-	b.WriteString(tracebackHeading)
+	b.WriteString(TracebackHeading)
 	// The popped frame: a Lua function when the message names a position
 	// no frame left is at (the VM raised the error in it), else a Go one.
 	// Its name is the one its caller called it by.

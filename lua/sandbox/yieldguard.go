@@ -1,9 +1,9 @@
-package scripting
+package sandbox
 
 import (
 	"runtime"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // gopher-lua runs a metamethod, a pcall'd function, a library's callback
@@ -13,7 +13,7 @@ import (
 // Go caller as if the function had returned, and the next resume
 // dereferences a frame that is gone (a Go nil-pointer panic, caught and
 // turned into a confusing error). Lua 5.1 refuses such a yield outright;
-// refuseNestedYield does the same before coroutine.yield, s:wait or
+// RefuseNestedYield does the same before coroutine.yield, s:wait or
 // tick:wait yields.
 
 const (
@@ -47,9 +47,11 @@ func yieldCrossesGo() bool {
 	}
 }
 
-// refuseNestedYield raises fn's error when a yield here would cross a Go
-// call of the VM.
-func refuseNestedYield(L *lua.LState, fn string) {
+// RefuseNestedYield raises "fn: attempt to yield across a metamethod or
+// C-call boundary ..." when a yield of the running coroutine would cross a
+// Go call of the VM (a metamethod, pcall, a library's callback): a binding
+// that yields calls it first, as coroutine.yield does.
+func RefuseNestedYield(L *lua.LState, fn string) {
 	if yieldCrossesGo() {
 		raise(L, "%s: attempt to yield across a metamethod or C-call boundary (from inside a metamethod, pcall, or a function a library calls back)", fn)
 	}

@@ -1,9 +1,9 @@
-package scripting
+package sandbox
 
 import (
 	"fmt"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // A state's value stack (gopher-lua's registry) holds lua.RegistrySize

@@ -1,11 +1,11 @@
-package scripting
+package sandbox
 
 import (
 	"fmt"
 	"reflect"
 	"strings"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // Every traceback Metronome writes (a callback's, a main chunk's, a dead

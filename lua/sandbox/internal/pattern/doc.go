@@ -1,5 +1,5 @@
 // Package pattern matches Lua 5.1 patterns (the reference manual,
-// §5.4.1) in byte strings, for string.find, match, gmatch and gsub.
+// section 5.4.1) in byte strings, for string.find, match, gmatch and gsub.
 //
 // # Compiling
 //

@@ -1,4 +1,4 @@
-package scripting
+package sandbox
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // The governor enforces a state's budgets (Options.Budget, DrainBudget,
@@ -166,7 +166,10 @@ func (g *governor) ticks(limit time.Duration) int64 {
 // trip's error, which is context.DeadlineExceeded for a budget and
 // context.Canceled otherwise under errors.Is. Contexts derived from it are
 // cancelled with it. Once the call whose budget ran out has caught the
-// error, the state runs under a new stopCtx.
+// error, the state runs under a new stopCtx. Err is safe from any
+// goroutine; the error's text names the frame whose budget ran out, read
+// from the state's frames, so it is written on the state's goroutine (the
+// VM reads it there first as it raises it).
 type stopCtx struct {
 	g    *governor
 	done chan struct{}
@@ -275,9 +278,12 @@ func (e *tripError) Is(target error) bool {
 
 func (e *tripError) Unwrap() error { return e.cause }
 
-// Done and Err are those of the state's current context.
-func (g *governor) Done() <-chan struct{} { return g.ctx.done }
-func (g *governor) Err() error            { return g.ctx.Err() }
+// current is the state's current context.
+func (g *governor) current() context.Context {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.ctx
+}
 
 // adopt gives th the state's current context, shared, not derived.
 func (g *governor) adopt(th *lua.LState) {
@@ -286,10 +292,11 @@ func (g *governor) adopt(th *lua.LState) {
 	}
 }
 
-// newThread is L.NewThread sharing the state's context: NewThread derives
+// NewThread is L.NewThread sharing the state's context: L.NewThread derives
 // one with context.WithCancel, which a thread never cancels, so each
 // coroutine would stay registered with its parent until a budget ran out.
-func newThread(L *lua.LState) *lua.LState {
+// A binding that runs callbacks as coroutines makes their threads here.
+func NewThread(L *lua.LState) *lua.LState {
 	ctx := L.RemoveContext()
 	th, _ := L.NewThread()
 	if ctx != nil {
@@ -627,7 +634,7 @@ func installCoroutines(L *lua.LState, g *governor) {
 	}))
 	if yield, ok := co.RawGetString("yield").(*lua.LFunction); ok && yield.IsG {
 		co.RawSetString("yield", L.NewFunction(func(L *lua.LState) int {
-			refuseNestedYield(L, "coroutine.yield")
+			RefuseNestedYield(L, "coroutine.yield")
 			return yield.GFunction(L)
 		}))
 	}
@@ -656,7 +663,7 @@ func installCoroutines(L *lua.LState, g *governor) {
 }
 
 // unshared runs orig, which makes a thread, with L's context set aside, so
-// that the thread derives none from it (see newThread).
+// that the thread derives none from it (see NewThread).
 func unshared(orig lua.LGFunction) lua.LGFunction {
 	return func(L *lua.LState) int {
 		ctx := L.RemoveContext()
@@ -712,9 +719,10 @@ func (g *governor) callbackFrame(fn *lua.LFunction) error {
 	return g.enter(kindCallback, fn, "", g.budget, g.budgetTicks)
 }
 
-// patternCheck is how the pattern matcher asks whether to stop: nil
-// without a governor.
-func patternCheck(L *lua.LState) func() bool {
+// StopCheck is how Go code that works long for a script (the pattern
+// matcher, a recurrence scan) asks whether to stop: it reports true once a
+// budget has run out; nil without budgets.
+func StopCheck(L *lua.LState) func() bool {
 	g := governorOf(L)
 	if g == nil {
 		return nil
@@ -730,9 +738,4 @@ func CheckBudget(L *lua.LState) {
 	if g := governorOf(L); g != nil && g.tripped() {
 		raise(L, "%s", g.message())
 	}
-}
-
-// drainHost runs a host's Update or Step under the drain budget.
-func drainHost(L *lua.LState, name string, f func(float64) error, deltaMs float64) error {
-	return Drain(L, name, func() error { return f(deltaMs) })
 }

@@ -1,11 +1,11 @@
-package scripting
+package sandbox
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // Each state has its own generator behind math.random, a PCG seeded from
@@ -92,7 +92,7 @@ func (g *random) random(L *lua.LState) int {
 func randomArg(L *lua.LState, n int) int64 {
 	x := math.Trunc(float64(L.CheckNumber(n)))
 	if !(x >= -maxRandomInt && x <= maxRandomInt) {
-		argError(L, n, "random", fmt.Sprintf("%s is out of range: want an integer within ±2^53", describe(L.Get(n))))
+		argError(L, n, "random", fmt.Sprintf("%s is out of range: want an integer within ±2^53", Describe(L.Get(n))))
 	}
 	return int64(x)
 }
@@ -109,5 +109,16 @@ func (g *random) randomseed(L *lua.LState) int {
 		seed = math.Float64bits(x)
 	}
 	g.pcg.Seed(seed, pcgStream)
+	return 0
+}
+
+// NextRandom is the next draw of the state's generator (math.random's, so
+// Options.Seed decides it), or 0 for a state NewState did not make.
+func NextRandom(L *lua.LState) uint64 {
+	if ud, ok := L.G.Registry.RawGetString(randomKey).(*lua.LUserData); ok {
+		if g, ok := ud.Value.(*random); ok {
+			return g.r.Uint64()
+		}
+	}
 	return 0
 }

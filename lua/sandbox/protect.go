@@ -1,10 +1,10 @@
-package scripting
+package sandbox
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // gopher-lua v1.1.2's PCall recovers every panic of the function it calls,
@@ -199,7 +199,7 @@ func panicTraced(L *lua.LState) {
 // WalkStack lists them.
 func stackTraceback(L *lua.LState) string {
 	var b strings.Builder
-	b.WriteString(tracebackHeading)
+	b.WriteString(TracebackHeading)
 	if WalkStack(L, 0, func(f StackFrame) bool { traceLine(&b, f, f.What()); return true }) {
 		b.WriteString("\n\t...")
 	}
@@ -237,15 +237,16 @@ func safeXPCall(L *lua.LState) int {
 	L.Push(fn)
 	if err := protectedCall(L, 0, lua.MultRet, handler); err != nil {
 		L.Push(lua.LFalse)
-		L.Push(errorValue(err))
+		L.Push(ErrorValue(err))
 		return 2
 	}
 	L.Insert(lua.LTrue, top+1)
 	return L.GetTop() - top
 }
 
-// errorValue is the value pcall and xpcall return for err.
-func errorValue(err error) lua.LValue {
+// ErrorValue is the Lua value pcall and xpcall return for err: a
+// *lua.ApiError's object, else err's text.
+func ErrorValue(err error) lua.LValue {
 	if api, ok := err.(*lua.ApiError); ok {
 		return api.Object
 	}
