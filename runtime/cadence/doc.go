@@ -1,8 +1,9 @@
 // Package cadence is the tick arithmetic of repeating keyed timers, shared
 // by virtual time (runtime/sched) and real time (runtime/keyed): the grid
-// of nominal ticks, the three overrun policies, and the indices a callback
-// observes. It reads no clock and schedules nothing; times are int64
-// nanoseconds on the caller's clock.
+// of nominal ticks, the three overrun policies, the indices a callback
+// observes, and the lease and fence check an owner's ticks pass (Authority).
+// It reads no clock and schedules nothing; times are int64 nanoseconds on
+// the caller's clock.
 //
 // # Ticks
 //

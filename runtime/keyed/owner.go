@@ -7,33 +7,15 @@ import (
 	"github.com/metronome-rt/metronome/runtime/cadence"
 )
 
-// Lease is an owner authority's answer at one instant.
-type Lease struct {
-	// Fence changes whenever ownership changes (a local lease's Transfer,
-	// a new owner in a distributed store); a tick carries the fence it was
-	// queued under and never starts under another.
-	Fence uint64
-	// Deadline is the instant, on the scheduler's Clock, at which
-	// admission ends: a tick is queued and started only while Now() <
-	// Deadline.
-	Deadline int64
-}
+// Lease is an owner authority's answer at one instant; see cadence.Lease.
+type Lease = cadence.Lease
 
-// Authority says whether an owner's timers may tick now. The scheduler
-// asks it before it queues a tick (on its goroutine, holding its lock) and
-// again on the worker just before the callback starts; Lease must be safe
-// for concurrent use, fast, and must not call into the Scheduler.
-//
-// A lease held in a distributed store implements it with the store's
-// fencing value (etcd: the ownership key's create revision) and a deadline
-// on the scheduler's clock (etcd: the last keep-alive's send time + TTL),
-// and calls Owner.Refresh whenever it gains, renews after a lapse, or
-// loses ownership, so that parked timers resume without polling.
-type Authority interface {
-	// Lease returns the current lease; held is false while this process
-	// does not own the owner (a standby).
-	Lease() (l Lease, held bool)
-}
+// Authority says whether an owner's timers may tick now; see
+// cadence.Authority. The scheduler asks it on its goroutine, holding its
+// lock, before it queues a tick, and again on the worker just before the
+// callback starts. A lease in a distributed store calls Owner.Refresh
+// whenever its answer changes.
+type Authority = cadence.Authority
 
 // Gate is the host's execution authority (execution contract §2): a tick
 // starts only after Acquire granted it. Acquire runs on the scheduler
