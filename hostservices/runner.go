@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -101,16 +100,16 @@ type Runner struct {
 }
 
 // NewRunner returns a runner of h. A negative Frame or Until is a
-// *sched.OptionError. NewRunner panics if h is nil.
+// *temporal.OptionError. NewRunner panics if h is nil.
 func NewRunner(h *Host, opts RunnerOptions) (*Runner, error) {
 	if h == nil {
 		panic("hostservices.NewRunner: nil host")
 	}
 	if opts.Frame < 0 {
-		return nil, &sched.OptionError{Method: "NewRunner", Param: "opts.Frame", Want: "a duration >= 0", Got: opts.Frame}
+		return nil, &temporal.OptionError{Method: "NewRunner", Param: "opts.Frame", Want: "a duration >= 0", Got: opts.Frame}
 	}
 	if opts.Until < 0 {
-		return nil, &sched.OptionError{Method: "NewRunner", Param: "opts.Until", Want: "a duration >= 0", Got: opts.Until}
+		return nil, &temporal.OptionError{Method: "NewRunner", Param: "opts.Until", Want: "a duration >= 0", Got: opts.Until}
 	}
 	if opts.Frame == 0 {
 		opts.Frame = defaultFrame

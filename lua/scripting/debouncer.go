@@ -157,7 +157,7 @@ func raiseDebounce(L *lua.LState, ld *luaKeyDebouncer, fn string, err error) {
 	if err == nil {
 		return
 	}
-	var oe *sched.OptionError
+	var oe *temporal.OptionError
 	switch {
 	case isScriptError(err):
 		err = &debouncerCallbackError{label: ld.label, err: err}

@@ -43,7 +43,7 @@ var luaFuncs = map[string]string{
 	"ScheduleEveryWith": "schedule-every",
 	"Handle.Reset":      "reset",
 	"Spawn":             "spawn",
-	"Task.Wait":         "wait",
+	"Step.Wait":         "wait",
 
 	"RegisterTimer": "register-timer", // keyed timers
 	"NewOwner":      "owner",
@@ -104,7 +104,7 @@ func raiseError(L *lua.LState, c luaCall, err error) {
 		return
 	}
 	var (
-		oe  *sched.OptionError
+		oe  *temporal.OptionError
 		ce  *sched.CallError
 		le  *sched.LoopError
 		re  *sched.RunLimitError

@@ -10,7 +10,7 @@ import (
 )
 
 // schedulerSetMaxPending is s["set-max-pending"](s, n): the scheduler's cap
-// on pending jobs (default sched.DefaultMaxPending).
+// on pending jobs (by default 1,000,000).
 func schedulerSetMaxPending(L *lua.LState) int {
 	const fn = "set-max-pending"
 	ls := live(L, fn)

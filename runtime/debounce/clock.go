@@ -57,7 +57,6 @@ type keyedClock interface {
 // goroutine.
 type Virtual struct {
 	s    *sched.Scheduler
-	g    *sched.Group
 	opts []sched.JobOption
 }
 
@@ -66,7 +65,11 @@ type Virtual struct {
 // (sched.WithData) naming the debouncer key it is for, so s.List can show
 // it.
 func OnScheduler(s *sched.Scheduler, g *sched.Group, opts ...sched.JobOption) *Virtual {
-	return &Virtual{s: s, g: g, opts: opts[:len(opts):len(opts)]}
+	opts = opts[:len(opts):len(opts)]
+	if g != nil {
+		opts = append(opts, sched.InGroup(g))
+	}
+	return &Virtual{s: s, opts: opts}
 }
 
 // KeyData is the sched.JobInfo.Data of a debouncer's job on a Virtual
@@ -91,15 +94,7 @@ func (v *Virtual) afterFuncTagged(tag any, d time.Duration, f func() error) (Tim
 }
 
 func (v *Virtual) schedule(d time.Duration, f func() error, opts []sched.JobOption) (Timer, error) {
-	var (
-		h   sched.Handle
-		err error
-	)
-	if v.g != nil {
-		h, err = v.g.ScheduleOnce(temporal.Duration(d), f, opts...)
-	} else {
-		h, err = v.s.ScheduleOnce(temporal.Duration(d), f, opts...)
-	}
+	h, err := v.s.ScheduleOnce(temporal.Duration(d), f, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/metronome-rt/metronome/runtime/sched"
+	"github.com/metronome-rt/metronome/runtime/wheel"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -43,7 +44,7 @@ func newDayRun(tb testing.TB, s *sched.Scheduler, periods, phases []int64) *dayR
 	for i := range periods {
 		var id uint64
 		delay := temporal.Duration(phases[i])
-		h, err := s.ScheduleEveryWith(sched.Every{Interval: temporal.Duration(periods[i]), Delay: &delay}, func() error {
+		h, err := s.ScheduleEvery(sched.Every{Interval: temporal.Duration(periods[i]), Delay: &delay}, func() error {
 			r.fires++
 			r.trace = mixFire(r.trace, int64(s.Elapsed()), id)
 			return nil
@@ -76,7 +77,7 @@ func dayOnHeap(tb testing.TB, periods, phases []int64) *dayRun {
 }
 
 func dayOnWheel(tb testing.TB, periods, phases []int64) *dayRun {
-	s, err := sched.NewOnWheel(temporal.Fixed(epoch), sched.DefaultWheelGeometry())
+	s, err := sched.NewOnWheel(temporal.Fixed(epoch), wheel.Default())
 	if err != nil {
 		tb.Fatal(err)
 	}
