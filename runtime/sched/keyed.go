@@ -622,7 +622,7 @@ func (s *Scheduler) handlerEnded(t *timer) {
 	if !t.canceled {
 		// startTick queued the next tick already. It moves only if the
 		// handler waited or the policy re-anchored the grid, or is
-		// dropped if an Admitter withdrew meanwhile; a lease only
+		// dropped if an Authority withdrew meanwhile; a lease only
 		// lengthens while its timer runs, and the handler's other
 		// changes (cancel, drop, transfer) requeue for themselves or
 		// move the grid.

@@ -21,7 +21,8 @@ const (
 )
 
 // dayData returns the intervals' periods and phases (first delays), in
-// ns, from a fixed seed: the same as timerq's BenchmarkVirtualDay.
+// ns, from a PCG with a fixed start value: the same as timerq's
+// BenchmarkVirtualDay.
 func dayData(n int) (periods, phases []int64) {
 	r := rand.New(rand.NewPCG(1, uint64(n)))
 	periods, phases = make([]int64, n), make([]int64, n)
