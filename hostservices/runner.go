@@ -128,7 +128,7 @@ func (r *Runner) Stopped() StopReason { return r.stop }
 
 // Next reports how long after the host's current time it needs its next
 // step: the time to its next deadline, or to the next frame while facets
-// are registered, cut to end at Until. ok is false when the run is over;
+// are registered, cut to end at Until. It only asks; Step moves the host. ok is false when the run is over;
 // Stopped then says why.
 func (r *Runner) Next() (wait time.Duration, ok bool) {
 	next, pending := r.h.s.NextDeadline()
