@@ -1,4 +1,4 @@
--- luacheck over examples/, tests/ and bench/ (make lint-lua; make test runs it).
+-- luacheck over examples/, tests/ and internal/bench/ (make lint-lua; make test runs it).
 std = "lua51"
 -- Tests quote whole error messages; a line is as long as its message.
 max_line_length = false

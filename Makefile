@@ -11,7 +11,7 @@ run:
 ## test: vet, formatting, tidiness, staticcheck, and every Go and Lua test under the race detector
 test: vet fmt-check tidy-check staticcheck lint-lua
 	$(GO) test -race -count=1 $(PKGS)
-	cd bench/cmd/benchreport && $(GO) test -count=1 ./... && $(GO) mod tidy -diff
+	cd internal/bench/cmd/benchreport && $(GO) test -count=1 ./... && $(GO) mod tidy -diff
 	cd cluster/etcdtest && $(GO) vet ./... && $(GO) test -race -count=1 ./... && $(GO) mod tidy -diff
 
 vet:
@@ -30,7 +30,7 @@ tidy-check:
 ## LUACHECK_REQUIRED=1 (CI installs it and sets that)
 lint-lua:
 	@if command -v luacheck >/dev/null; then \
-		luacheck --no-color -q examples tests bench; \
+		luacheck --no-color -q examples tests internal/bench; \
 	elif [ "$(LUACHECK_REQUIRED)" = 1 ]; then \
 		echo "luacheck not found (apt-get install lua-check)"; exit 1; \
 	else \
@@ -42,7 +42,7 @@ staticcheck:
 	$(GO) tool staticcheck $(PKGS)
 
 ## fuzz: each fuzz target for FUZZTIME, one after another (not part of test,
-## which runs the seeds and testdata/fuzz); a failure stops the run and
+## which runs the corpus in testdata/fuzz); a failure stops the run and
 ## leaves the input in the package's testdata/fuzz
 FUZZTIME ?= 20s
 FUZZ_TARGETS := \

@@ -1,4 +1,4 @@
--- The debouncer (seed 004): a search box that queries once typing pauses,
+-- The debouncer: a search box that queries once typing pauses,
 -- but never later than a ceiling while typing goes on. Run it with
 -- `metronome run examples/debouncer.lua`; time is virtual, so the typing
 -- below takes no real time.

@@ -1,4 +1,4 @@
--- The event loop (seed 003): a browser's setTimeout, queueMicrotask and
+-- The event loop: a browser's setTimeout, queueMicrotask and
 -- requestAnimationFrame for scripts, on a virtual clock starting at 0 ms.
 -- Run it with `metronome run examples/event_loop.lua`; the script drives
 -- its loop itself.

@@ -1,4 +1,4 @@
--- Keyed timers (seed 001): one timer per key, generations, tick
+-- Keyed timers: one timer per key, generations, tick
 -- information, overrun policies and an owner's lease, all in virtual time.
 -- Run it with `metronome run examples/keyed_timers.lua`.
 local Temporal = require "temporal"

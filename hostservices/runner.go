@@ -2,7 +2,6 @@ package hostservices
 
 import (
 	"context"
-	"time"
 
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -130,7 +129,7 @@ func (r *Runner) Stopped() StopReason { return r.stop }
 // step: the time to its next deadline, or to the next frame while facets
 // are registered, cut to end at Until. It only asks; Step moves the host. ok is false when the run is over;
 // Stopped then says why.
-func (r *Runner) Next() (wait time.Duration, ok bool) {
+func (r *Runner) Next() (wait temporal.Duration, ok bool) {
 	next, pending := r.h.s.NextDeadline()
 	facets := len(r.h.facets) > 0
 	elapsed := r.h.s.Elapsed()
@@ -165,7 +164,7 @@ func (r *Runner) Next() (wait time.Duration, ok bool) {
 		d = min(d, r.until-elapsed)
 	}
 	d = min(d, r.h.room())
-	return max(d, 0).Std(), true
+	return max(d, 0), true
 }
 
 // Step runs one frame of elapsed with UpdateBy (cut to end at Until or at
@@ -173,8 +172,8 @@ func (r *Runner) Next() (wait time.Duration, ok bool) {
 // jobs due within it, then the facets. While the host is paused it runs
 // nothing, as UpdateBy does. A negative elapsed counts as zero.
 // The frame's error, if any, is returned as UpdateBy returns it.
-func (r *Runner) Step(elapsed time.Duration) error {
-	d := max(temporal.Duration(elapsed), 0)
+func (r *Runner) Step(elapsed temporal.Duration) error {
+	d := max(elapsed, 0)
 	if r.until > 0 {
 		d = max(min(d, r.until-r.h.s.Elapsed()), 0)
 	}

@@ -81,14 +81,14 @@ func (g *runnerRig) run(steps []runnerStep) {
 			}
 			continue
 		}
-		if !ok || wait != st.wait {
+		if !ok || wait.Std() != st.wait {
 			g.t.Fatalf("step %d: Next = %v, %v (Stopped %v); want %v, true", i, wait, ok, g.r.Stopped(), st.wait)
 		}
 		if st.step == 0 {
-			st.step = wait
+			st.step = wait.Std()
 		}
 		g.log = nil
-		if err := g.r.Step(st.step); err != nil {
+		if err := g.r.Step(temporal.Duration(st.step)); err != nil {
 			g.t.Fatalf("step %d: %v", i, err)
 		}
 		if !slices.Equal(g.log, st.ran) {

@@ -3,15 +3,16 @@
 # each beside its peer, interleaved in one run, the best of ROUNDS rounds
 # of each; prints every ratio beside its goal and exits 1 when one misses.
 #
-#   W1                 Lua callbacks, default flags (budgets on), against
+#   intervals          Lua callbacks, default flags (budgets on), against
 #                      a Go container/heap scheduler with Go callbacks
-#   budgets            W1 with default budgets against W1 with every budget off
+#   budgets            intervals with default budgets against intervals with
+#                      every budget off
 #   keyed, calling     keyed callbacks that call a function (resumed as
 #                      coroutines) against the same callbacks on
 #                      schedule-every (plain calls)
-#   keyed, tick        keyed callbacks that read their tick, against W1
-#   event loop         W1 on the event loop against @sinonjs/fake-timers
-#                      (skipped without node or bench/node's packages)
+#   keyed, tick        keyed callbacks that read their tick, against intervals
+#   event loop         intervals on the event loop against @sinonjs/fake-timers
+#                      (skipped without node or internal/bench/node's packages)
 #
 # A CLI figure is the run's wall time less that of the same script with
 # N = 0 (start-up and compile), per fire. The Go heap peer is
@@ -31,7 +32,7 @@ if [ -d "$peer" ]; then
 	(cd "$peer" && GOFLAGS=-mod=mod "$GO" build -o "$tmp/gopeer" .) >"$tmp/log" 2>&1 || { echo "bench-gate: the Go heap peer did not build: $(tail -n 1 "$tmp/log")"; exit 2; }
 fi
 node_ok=
-if command -v node >/dev/null && [ -d bench/node/node_modules/@sinonjs/fake-timers ]; then node_ok=1; fi
+if command -v node >/dev/null && [ -d internal/bench/node/node_modules/@sinonjs/fake-timers ]; then node_ok=1; fi
 
 n=10000 h=1
 fires=2560973
@@ -59,14 +60,14 @@ for _ in $(seq "$rounds"); do
 	if [ -x "$tmp/gopeer" ]; then
 		keep heap "$("$tmp/gopeer" -n "$n" -h "$h" -peers heap | sed -n 's/.*"ns_per_fire":\([0-9]*\).*/\1/p')"
 	fi
-	keep w1 "$(cli bench/w1.lua "${big[@]}")"
-	keep w1off "$(cli bench/w1.lua "${off[@]}")"
-	keep call "$(cli bench/w1_call.lua "${big[@]}")"
-	keep keyedcall "$(cli bench/w1_keyed_call.lua "${big[@]}")"
-	keep keyedtick "$(cli bench/w1_keyed_tick.lua "${big[@]}")"
-	keep loop "$(cli bench/w1_eventloop.lua "${big[@]}")"
+	keep w1 "$(cli internal/bench/w1.lua "${big[@]}")"
+	keep w1off "$(cli internal/bench/w1.lua "${off[@]}")"
+	keep call "$(cli internal/bench/w1_call.lua "${big[@]}")"
+	keep keyedcall "$(cli internal/bench/w1_keyed_call.lua "${big[@]}")"
+	keep keyedtick "$(cli internal/bench/w1_keyed_tick.lua "${big[@]}")"
+	keep loop "$(cli internal/bench/w1_eventloop.lua "${big[@]}")"
 	if [ -n "$node_ok" ]; then
-		keep sinon "$(node bench/node/w1_fake_timers.js "$n" "$h" | sed -n 's/.*"nsPerFire":\([0-9]*\).*/\1/p')"
+		keep sinon "$(node internal/bench/node/w1_fake_timers.js "$n" "$h" | sed -n 's/.*"nsPerFire":\([0-9]*\).*/\1/p')"
 	fi
 done
 
@@ -83,7 +84,7 @@ row() {
 	fi
 }
 echo "best of $rounds interleaved rounds, ns per fire (ours, then the peer or the base)"
-if [ -n "${best[heap]:-}" ]; then row "W1 / Go heap" "${best[w1]}" "${best[heap]}" 0.75 le; else echo "W1 / Go heap     skipped: $peer not found"; fi
+if [ -n "${best[heap]:-}" ]; then row "intervals / Go heap" "${best[w1]}" "${best[heap]}" 0.75 le; else echo "intervals / Go heap  skipped: $peer not found"; fi
 row "budgets on/off" "${best[w1]}" "${best[w1off]}" 1.05 le
 row "keyed calling" "${best[keyedcall]}" "${best[call]}" 1.30 le
 row "keyed tick" "${best[keyedtick]}" "${best[w1]}" 1.60 le
@@ -92,6 +93,6 @@ if [ -n "${best[sinon]:-}" ]; then
 	if awk -v r="$r" 'BEGIN { exit !(r >= 4) }'; then v=met; else v=MISSED; miss=1; fi
 	printf '%-16s %5s ns  %5s ns  sinon / ours %s  goal >= 4  %s\n' "event loop" "${best[loop]}" "${best[sinon]}" "$r" "$v"
 else
-	echo "event loop       ${best[loop]} ns; sinon skipped (needs node and: cd bench/node && npm ci)"
+	echo "event loop       ${best[loop]} ns; sinon skipped (needs node and: cd internal/bench/node && npm ci)"
 fi
 exit "$miss"

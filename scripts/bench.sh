@@ -18,8 +18,8 @@
 #
 # The whole report takes about 3 minutes on 2 cores with the defaults (about
 # 8 with COUNT=3); docs/benchmarks.md says what each figure measures. It
-# needs no network but the npm registry, for the Node peer (bench/node), and
-# the Go module proxy once, for golang.org/x/perf (bench/cmd/benchreport).
+# needs no network but the npm registry, for the Node peer (internal/bench/node), and
+# the Go module proxy once, for golang.org/x/perf (internal/bench/cmd/benchreport).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,12 +36,12 @@ bench() { # bench PACKAGE REGEXP BENCHTIME
 }
 
 # Scheduler micro-benchmarks: metronome, container-heap, afterfunc.
-bench ./bench '^Benchmark(ScheduleCancel|RandomCancel|ScheduleFire)$' "$BENCHTIME"
-bench ./bench '^BenchmarkDrain1M$' 3x
-bench ./bench '^BenchmarkMemoryPerPendingOnce$' 1x
+bench ./internal/bench '^Benchmark(ScheduleCancel|RandomCancel|ScheduleFire)$' "$BENCHTIME"
+bench ./internal/bench '^BenchmarkDrain1M$' 3x
+bench ./internal/bench '^BenchmarkMemoryPerPendingOnce$' 1x
 # The deadline queue alone.
 bench ./runtime/internal/timerq '^Benchmark(Heap|ContainerHeap)$' "$BENCHTIME"
-# Keyed timers: seed 001's 20,000 timers through the shared scheduler, and
+# Keyed timers: 20,000 keyed timers through the shared scheduler, and
 # their resources beside a ticker and a goroutine per timer.
 bench ./runtime/keyed '^BenchmarkKeyed(Shared|Resources)$' 1x
 # The timer wheel beside the heap and time.AfterFunc, and the 24-hour virtual
@@ -52,21 +52,21 @@ bench ./runtime/internal/timerq '^Benchmark(MemoryPerPending|VirtualDay)$' 1x
 # 58,105,332 fires each, identical traces.
 bench ./runtime/sched '^BenchmarkVirtualDay$' 1x
 bench ./runtime/driver '^BenchmarkServiceScheduleStop$' "$BENCHTIME"
-# Scene W1: one whole scene per peer (2,560,973 fires each).
-bench ./bench '^BenchmarkW1$' 1x
-# Scene W1 on @sinonjs/fake-timers under Node, when node and npm are here.
+# The intervals scene: one whole scene per peer (2,560,973 fires each).
+bench ./internal/bench '^BenchmarkIntervals$' 1x
+# The intervals scene on @sinonjs/fake-timers under Node, when node and npm are here.
 if command -v node >/dev/null && command -v npm >/dev/null &&
-	npm ci --prefix bench/node --no-audit --no-fund --silent >&2; then
+	npm ci --prefix internal/bench/node --no-audit --no-fund --silent >&2; then
 	for _ in $(seq "$COUNT"); do
-		node bench/node/w1_fake_timers.js 10000 1 |
-			sed -E 's/.*"fires":([0-9]+),"nsPerFire":([0-9.]+).*/BenchmarkW1\/fake-timers-node-2 1 0 ns\/op \2 ns\/fire/' |
+		node internal/bench/node/w1_fake_timers.js 10000 1 |
+			sed -E 's/.*"fires":([0-9]+),"nsPerFire":([0-9.]+).*/BenchmarkIntervals\/fake-timers-node-2 1 0 ns\/op \2 ns\/fire/' |
 			tee -a "$raw" >&2
 	done
 else
 	echo "bench.sh: no node/npm here: fake-timers-node is left out" >&2
 fi
 # time.AfterFunc where it must fire: in a testing/synctest bubble.
-"$GO" run ./bench/cmd/synctestpeers -benchtime "$BENCHTIME" -count "$COUNT" | tee -a "$raw" >&2
+"$GO" run ./internal/bench/cmd/synctestpeers -benchtime "$BENCHTIME" -count "$COUNT" | tee -a "$raw" >&2
 
 if [[ -n "${RAW:-}" ]]; then
 	cp "$raw" "$RAW"
@@ -75,7 +75,7 @@ fi
 # From the same figures it redraws docs/bench-scaling.svg (SVG= names another file).
 report=$(mktemp)
 trap 'rm -f "$raw" "$report"' EXIT
-"$GO" run -C bench/cmd/benchreport . -stat "${STAT:-median}" -svg "$svg" "$raw" >"$report"
+"$GO" run -C internal/bench/cmd/benchreport . -stat "${STAT:-median}" -svg "$svg" "$raw" >"$report"
 cat "$report"
 
 # The report, its headings one level down and its title left out, becomes

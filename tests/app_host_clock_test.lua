@@ -1,5 +1,5 @@
--- The test-clock verbs on the app-host scheduler (LUA-API "Settled in
--- review": "Test-clock verbs on the host"): next, run-all, run-to-last,
+-- The test-clock verbs on the app-host scheduler (docs/lua-api.md,
+-- "Test-clock verbs"): next, run-all, run-to-last,
 -- jump, count and trace move the host's timed work (its jobs and its
 -- runtime-timers, in one timeline), never its facets, ignoring pause; and
 -- RuntimeTimers.count / list.

@@ -1,5 +1,5 @@
--- Conformance tests for the app-host error policy, hs:on_error (LUA-API
--- "Settled in review", "Budgets and clocks": under it a failing interval
+-- Conformance tests for the app-host error policy, hs:on_error (docs/lua-api.md:
+-- under it a failing interval
 -- keeps repeating). Go twins in hostservices/policy_test.go.
 local Temporal = require "temporal"
 local services = require "app-host.services"

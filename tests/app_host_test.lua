@@ -1,6 +1,6 @@
--- Conformance tests for app-host and app-host.services (LUA-API "app-host";
--- seed 000 "Host scheduler integration" and the host's share of "Catch-up and
--- lifecycle policy"). Each test has a Go twin in hostservices/host_test.go.
+-- Conformance tests for app-host and app-host.services (docs/lua-api.md,
+-- "app-host": the host's update, pause and step, and its share of catch-up
+-- and lifecycle). Each test has a Go twin in hostservices/host_test.go.
 local Temporal = require "temporal"
 local services = require "app-host.services"
 local D = Temporal.duration

@@ -1,5 +1,5 @@
--- Conformance tests for s:debouncer (LUA-API "Debouncer (seed 004)" and
--- "Settled in review" -> "Debouncer"). Each scheduler here is a fixed-clock
+-- Conformance tests for s:debouncer (docs/lua-api.md,
+-- "Debouncer"). Each scheduler here is a fixed-clock
 -- runtime-scheduler, except the app-host tests, which use the test's host.
 local Temporal = require "temporal"
 local RS = require "runtime-scheduler"
@@ -173,7 +173,7 @@ test("keys are compared with rawequal", function(t)
   t:ok(got[1]:match("^1=one again@10"), got[1])
 end)
 
-test("cancel, flush and pending? return what LUA-API says", function(t)
+test("cancel, flush and pending? return what docs/lua-api.md says", function(t)
   local r = rig{ timeout = ms(100) }
   t:eq(r.deb:flush("a"), false)
   t:eq(r.deb:cancel("a"), false)

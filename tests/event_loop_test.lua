@@ -1,5 +1,5 @@
--- Conformance tests for the event-loop module (LUA-API "event-loop" and
--- "Settled in review": Event loop; seed 003). Where a rule is HTML's, the
+-- Conformance tests for the event-loop module (docs/lua-api.md,
+-- "event-loop"). Where a rule is HTML's, the
 -- comment names the web-platform-tests case or the spec step it follows
 -- (HTML = the WHATWG HTML standard, "Timers" and "Event loops").
 local EventLoop = require "event-loop"

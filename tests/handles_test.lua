@@ -1,4 +1,4 @@
--- The handle and time API (LUA-API "Scheduling options and handles"):
+-- The handle and time API (docs/lua-api.md, "Scheduling options and handles"):
 -- schedule-once's :at, schedule-every's :delay and :count, :label, and a
 -- handle's due, remaining and reset, on runtime-scheduler, the app-host
 -- scheduler and runtime-timers.

@@ -1,5 +1,5 @@
 -- The script-test harness: each test gets a fresh app-host host; hooks and
--- describe blocks (LUA-API "Settled in review": "Script tests and the host").
+-- describe blocks (docs/lua-api.md, "Script tests").
 -- The tests that check isolation come in pairs: the first leaves work on
 -- the host, the second sees none of it, whatever order they run in.
 local Temporal = require "temporal"

@@ -1,5 +1,5 @@
--- Keyed timers (seed 001) in virtual time: one test per verification item
--- of the seed's section 8, then LUA-API.md's edges and the bad inputs.
+-- Keyed timers in virtual time: one test per guarantee (re-registering,
+-- cancel, overrun, tick information, leases), then the edges and the bad inputs.
 local Temporal = require "temporal"
 local RS = require "runtime-scheduler"
 
@@ -208,7 +208,7 @@ test("past the lease no tick starts, and a long stall releases no burst", functi
   t:eq(log, { "1/1/0@10", "2/2/0@20", "3/1110/1107@11100", "4/1111/0@11110", "5/1112/0@11120" })
 end)
 
--- LUA-API edges
+-- Edges
 
 test("transfer drops the old authority's late ticks and renews", function(t)
   local s = new()

@@ -1,5 +1,5 @@
--- runtime-scheduler: the seed's time model and catch-up/lifecycle policy,
--- and LUA-API.md's edges, as scripts see them.
+-- runtime-scheduler: its time model, catch-up and lifecycle policy, and
+-- the edges of docs/lua-api.md, as scripts see them.
 local Temporal = require "temporal"
 local RS = require "runtime-scheduler"
 

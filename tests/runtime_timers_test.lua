@@ -1,5 +1,4 @@
--- Conformance tests for runtime-timers (LUA-API "runtime-timers"; seed 000
--- "RuntimeTimers compatibility"). The timers run on the state's app-host
+-- Conformance tests for runtime-timers (docs/lua-api.md, "runtime-timers"). The timers run on the state's app-host
 -- host, so these tests drive that host. Each has a Go twin in
 -- compat/timers_test.go.
 local Temporal = require "temporal"

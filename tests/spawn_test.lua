@@ -1,4 +1,4 @@
--- spawn / wait (LUA-API "spawn / wait"): straight-line code that waits for
+-- spawn / wait (docs/lua-api.md, "spawn / wait"): straight-line code that waits for
 -- virtual time, on runtime-scheduler and the app-host scheduler.
 local Temporal = require "temporal"
 local RS = require "runtime-scheduler"

@@ -1,5 +1,4 @@
--- Trace entries (LUA-API "Settled in review", "Test-clock verbs on the
--- host"): s:trace() and hs:trace() record fires, cancels and drops, each
+-- Trace entries (docs/lua-api.md, "Test-clock verbs"): s:trace() and hs:trace() record fires, cancels and drops, each
 -- with its `event`; a keyed tick adds key, generation and its indices, a
 -- cancelled or dropped generation its key and generation.
 local Temporal = require "temporal"

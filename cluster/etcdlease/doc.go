@@ -1,6 +1,6 @@
 // Package etcdlease holds keyed-timer owners in etcd, so that an owner's
 // timers tick in one process at a time across many: a Claim is the
-// runtime/keyed owner authority of one owner id (keyed.Authority, for
+// runtime/keyed owner authority of one owner id (cadence.Authority, for
 // Scheduler.NewOwnerAuthority) and the runtime/sched one (sched.Admitter,
 // for Scheduler.NewOwnerAdmitter).
 //

@@ -10,6 +10,7 @@ import (
 
 	"github.com/metronome-rt/metronome/cluster/etcdlease"
 	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // A Spot's regen timer ticks in one process at a time; its writes are
@@ -22,7 +23,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer cli.Close()
-	store, err := etcdlease.Open(cli, etcdlease.Options{TTL: 2 * time.Second})
+	store, err := etcdlease.Open(cli, etcdlease.Options{TTL: 2 * temporal.Second})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func Example() {
 	}
 	o, _ := s.NewOwnerAuthority(claim)
 	owner.Store(o)
-	_, _ = o.Register(keyed.Config{Key: "regen", Interval: time.Second, Callback: func(f keyed.Fire) {
+	_, _ = o.Register(keyed.Config{Key: "regen", Interval: temporal.Second, Callback: func(f keyed.Fire) {
 		resp, err := claim.FencedTxn(ctx, f.Fence).Then(clientv3.OpPut("/spots/42/hp", "100")).Commit()
 		if err == nil && !resp.Succeeded {
 			log.Printf("spot-42 moved to another process; tick %d wrote nothing", f.DeliveryIndex)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/metronome-rt/metronome/cluster/etcdlease"
 	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // Orderings a real etcd gives only by chance, forced: a client whose
@@ -150,7 +151,7 @@ func (c *cluster) faultStore(o etcdlease.Options, alter func(*clientv3.Client)) 
 	c.t.Helper()
 	cli := c.client()
 	alter(cli)
-	o.Prefix, o.TTL = c.prefix, ttl
+	o.Prefix, o.TTL = c.prefix, temporal.Duration(ttl)
 	if o.Clock == nil {
 		o.Clock = keyed.SystemClock()
 	}

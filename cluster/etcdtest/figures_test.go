@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/metronome-rt/metronome/cluster/etcdlease"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // The figures for docs/scale-out.md, run by `make cluster-figures`
@@ -26,7 +27,7 @@ func TestFiguresSteadyStateRequests(t *testing.T) {
 	needFigures(t)
 	c := newCluster(t)
 	for _, ttlS := range []int{1, 2, 5} {
-		st, err := etcdlease.Open(c.client(), etcdlease.Options{Prefix: c.prefix + strconv.Itoa(ttlS) + "/", TTL: time.Duration(ttlS) * time.Second})
+		st, err := etcdlease.Open(c.client(), etcdlease.Options{Prefix: c.prefix + strconv.Itoa(ttlS) + "/", TTL: temporal.Duration(ttlS) * temporal.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

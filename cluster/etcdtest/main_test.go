@@ -16,6 +16,7 @@ import (
 	"github.com/metronome-rt/metronome/cluster/etcdlease"
 	"github.com/metronome-rt/metronome/cluster/etcdtest"
 	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 const ttl = time.Second
@@ -84,7 +85,7 @@ func (c *cluster) client() *clientv3.Client {
 // store opens a Store on a client of its own, closed at cleanup.
 func (c *cluster) store(o etcdlease.Options) *etcdlease.Store {
 	c.t.Helper()
-	o.Prefix, o.TTL = c.prefix, ttl
+	o.Prefix, o.TTL = c.prefix, temporal.Duration(ttl)
 	if o.Clock == nil {
 		o.Clock = keyed.SystemClock()
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/metronome-rt/metronome/cluster/etcdlease"
 	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // The multi-process tests run this test binary again as a child: a
@@ -31,7 +32,7 @@ import (
 // in every process) and UNIXNANO the wall time the callback started.
 const (
 	childEnv      = "ETCDTEST_CHILD"
-	childInterval = 20 * time.Millisecond
+	childInterval = 20 * temporal.Millisecond
 )
 
 func child() int {
@@ -51,7 +52,7 @@ func child() int {
 		return 1
 	}
 	clock := keyed.SystemClock()
-	st, err := etcdlease.Open(cli, etcdlease.Options{Prefix: prefix, TTL: ttl, Clock: clock, OnChange: func(c etcdlease.Change) {
+	st, err := etcdlease.Open(cli, etcdlease.Options{Prefix: prefix, TTL: temporal.Duration(ttl), Clock: clock, OnChange: func(c etcdlease.Change) {
 		if c.Owned {
 			say("owned %d", c.Fence)
 		} else {
@@ -75,7 +76,7 @@ func child() int {
 	ready.Done()
 	now := time.Now().UnixNano()
 	iv := int64(childInterval)
-	delay := time.Duration(iv - now%iv)
+	delay := temporal.Duration(iv - now%iv)
 	base := now/iv + 1
 	_, _ = owner.Register(keyed.Config{Key: "k", Interval: childInterval, Delay: delay, Callback: func(f keyed.Fire) {
 		say("tick %d %d %d", base+f.ScheduledIndex-1, f.Fence, time.Now().UnixNano())

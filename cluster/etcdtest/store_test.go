@@ -11,8 +11,10 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/metronome-rt/metronome/cluster/etcdlease"
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/keyed"
 	"github.com/metronome-rt/metronome/runtime/keyed/authoritytest"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // The etcd store keeps the owner-authority contract the local lease
@@ -24,8 +26,8 @@ func TestEtcdLeaseContract(t *testing.T) {
 	n := 0
 	authoritytest.Run(t, authoritytest.Harness{
 		Clock:    clock,
-		Interval: 5 * time.Millisecond,
-		Within:   ttl + 5*time.Second,
+		Interval: 5 * temporal.Millisecond,
+		Within:   temporal.Duration(ttl + 5*time.Second),
 		New: func(t *testing.T, s *keyed.Scheduler) authoritytest.Subject {
 			st := c.store(etcdlease.Options{Clock: clock})
 			var o atomic.Pointer[keyed.Owner]
@@ -73,11 +75,11 @@ type tickRec struct {
 	fence uint64
 	at    int64 // on the store's clock, when the callback started
 	slot  int64
-	lease keyed.Lease // Lease's answer then
+	lease cadence.Lease // Lease's answer then
 	held  bool
 }
 
-func (c *cluster) proc(t *testing.T, id string, clock keyed.Clock, interval time.Duration) *proc {
+func (c *cluster) proc(t *testing.T, id string, clock temporal.Clock, interval temporal.Duration) *proc {
 	t.Helper()
 	p := &proc{owned: make(chan struct{}, 16)}
 	p.store = c.store(etcdlease.Options{Clock: clock, OnChange: func(ch etcdlease.Change) { t.Logf("%s: %v", id, ch) }})
@@ -111,13 +113,13 @@ func (c *cluster) proc(t *testing.T, id string, clock keyed.Clock, interval time
 	o.Store(owner)
 	// The delay aligns the grid on the clock, so two processes' slots
 	// (ticks of the same nominal instant) compare.
-	now := clock.Now()
-	delay := time.Duration(int64(interval) - now%int64(interval))
+	now := clock.Now().UnixNano()
+	delay := temporal.Duration(int64(interval) - now%int64(interval))
 	base := now/int64(interval) + 1
 	if _, err := owner.Register(keyed.Config{Key: "k", Interval: interval, Delay: delay, Callback: func(f keyed.Fire) {
 		l, held := p.claim.Lease()
 		p.mu.Lock()
-		p.ticks = append(p.ticks, tickRec{f.Fence, clock.Now(), base + f.ScheduledIndex - 1, l, held})
+		p.ticks = append(p.ticks, tickRec{f.Fence, clock.Now().UnixNano(), base + f.ScheduledIndex - 1, l, held})
 		p.mu.Unlock()
 	}}); err != nil {
 		t.Fatal(err)
@@ -143,8 +145,8 @@ func (p *proc) take() []tickRec {
 func TestTwoOwnersOfOneIDExactlyOneAdmits(t *testing.T) {
 	c := newCluster(t)
 	clock := keyed.SystemClock()
-	a := c.proc(t, "spot-42", clock, 5*time.Millisecond)
-	b := c.proc(t, "spot-42", clock, 5*time.Millisecond)
+	a := c.proc(t, "spot-42", clock, 5*temporal.Millisecond)
+	b := c.proc(t, "spot-42", clock, 5*temporal.Millisecond)
 	waitFor(t, 5*time.Second, "an owner", func() bool { return a.claim.Owned() || b.claim.Owned() })
 	owner, standby := a, b
 	if b.claim.Owned() {
@@ -167,9 +169,9 @@ func TestTwoOwnersOfOneIDExactlyOneAdmits(t *testing.T) {
 func TestTransferStandbyOwnsWithin100ms(t *testing.T) {
 	c := newCluster(t)
 	clock := keyed.SystemClock()
-	a := c.proc(t, "spot-7", clock, 5*time.Millisecond)
+	a := c.proc(t, "spot-7", clock, 5*temporal.Millisecond)
 	waitFor(t, 5*time.Second, "ownership", a.claim.Owned)
-	b := c.proc(t, "spot-7", clock, 5*time.Millisecond)
+	b := c.proc(t, "spot-7", clock, 5*temporal.Millisecond)
 	waitFor(t, 5*time.Second, "ticks", func() bool { return a.count() >= 3 })
 	f0, _ := a.claim.Lease()
 	start := time.Now()
@@ -256,7 +258,7 @@ func TestEtcdStoppedStopsAdmissionAndRestartReclaims(t *testing.T) {
 	c := newCluster(t)
 	c.needServer()
 	clock := keyed.SystemClock()
-	p := c.proc(t, "spot-9", clock, 5*time.Millisecond)
+	p := c.proc(t, "spot-9", clock, 5*temporal.Millisecond)
 	waitFor(t, 5*time.Second, "ticks", func() bool { return p.count() >= 3 })
 	before, _ := p.claim.Lease()
 	c.srv.Stop() // graceful: it may take longer than the TTL
@@ -316,7 +318,7 @@ func TestFencedTxnRefusedAfterTakeover(t *testing.T) {
 func TestBadOptions(t *testing.T) {
 	c := newCluster(t)
 	cli := c.client()
-	for _, o := range []etcdlease.Options{{TTL: 1500 * time.Millisecond}, {TTL: -time.Second}, {Margin: time.Second}, {Retry: time.Second}} {
+	for _, o := range []etcdlease.Options{{TTL: 1500 * temporal.Millisecond}, {TTL: -temporal.Second}, {Margin: temporal.Second}, {Retry: temporal.Second}} {
 		if s, err := etcdlease.Open(cli, o); err == nil {
 			_ = s.Close()
 			t.Errorf("Open(%+v) accepted", o)

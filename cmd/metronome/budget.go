@@ -25,8 +25,8 @@ type budgets struct {
 
 // The defaults. A main chunk, callback or test runs far below them; a
 // runaway stops within about a second (five under test, whose bodies drive
-// whole scenarios), and W1's 1.2 million fires in one advance take about a
-// second of the ten-second drain budget.
+// whole scenarios), and 1.2 million interval fires in one advance take
+// about a second of the ten-second drain budget.
 var (
 	runBudgets  = budgets{Budget: time.Second, DrainBudget: 10 * time.Second, MemoryLimit: 1 << 30}
 	testBudgets = budgets{Budget: 5 * time.Second, DrainBudget: 10 * time.Second, MemoryLimit: 1 << 30}
@@ -124,7 +124,7 @@ func newBudgetedRunner(s *session) *budgetedRunner {
 	return &budgetedRunner{Runner: s.runner, s: s, span: scripting.NewDrainSpan(s.L, "step"), from: s.elapsed()}
 }
 
-func (r *budgetedRunner) Step(elapsed time.Duration) error {
+func (r *budgetedRunner) Step(elapsed temporal.Duration) error {
 	if now := r.s.elapsed(); r.s.o.Realtime || now-r.from >= r.s.o.Frame {
 		r.span.Restart()
 		r.from = now

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/driver"
 	"github.com/metronome-rt/metronome/runtime/sched"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // `metronome run --realtime --cluster etcd://HOST:PORT[,...]`: owners with
@@ -135,7 +137,7 @@ func openCluster(ctx context.Context, o runOptions) (*runCluster, error) {
 	}
 	ttl := o.ClusterTTL
 	if ttl == 0 {
-		ttl = etcdlease.DefaultTTL
+		ttl = etcdlease.DefaultTTL.Std()
 	}
 	cli, err := clientv3.New(clientv3.Config{Endpoints: o.Cluster, DialTimeout: ttl, Logger: zap.NewNop()})
 	if err != nil {
@@ -148,7 +150,7 @@ func openCluster(ctx context.Context, o runOptions) (*runCluster, error) {
 	if b := o.Budgets.Budget; b > 0 {
 		c.claimWait = min(c.claimWait, b/4)
 	}
-	c.store, err = etcdlease.Open(cli, etcdlease.Options{Prefix: o.ClusterPrefix, TTL: ttl, OnChange: func(ch etcdlease.Change) {
+	c.store, err = etcdlease.Open(cli, etcdlease.Options{Prefix: o.ClusterPrefix, TTL: temporal.Duration(ttl), OnChange: func(ch etcdlease.Change) {
 		c.post(func() { c.traceChange(ch) })
 	}})
 	if err != nil {
@@ -225,7 +227,7 @@ func (c *runCluster) Claim(id string) (scripting.ClusterClaim, error) {
 	cc := &runClaim{c: c}
 	claim, err := c.store.Claim(ctx, id, func() { c.post(cc.refresh) })
 	if err != nil {
-		var oe *etcdlease.OptionError
+		var oe *temporal.OptionError
 		if errors.As(err, &oe) && oe.Param == "id" {
 			return nil, errors.New("claimed already by another owner of this process")
 		}
@@ -253,10 +255,10 @@ type runClaim struct {
 
 // Lease is cadence.Authority for the run's virtual time, which does not
 // follow the store's clock: held only while the claim is owned and before
-// its deadline.
+// its deadline on that clock, with no deadline of its own.
 func (r *runClaim) Lease() (cadence.Lease, bool) {
 	l, held := r.claim.Lease()
-	return l, held && r.claim.Owned()
+	return cadence.Lease{Fence: l.Fence, Deadline: math.MaxInt64}, held && r.claim.Owned()
 }
 
 func (r *runClaim) Bind(o *sched.Owner) { r.o = o }
@@ -286,13 +288,13 @@ type clusterRunner struct {
 	untilDone bool // over because --until passed with owners waiting
 }
 
-func (r *clusterRunner) Next() (time.Duration, bool) {
+func (r *clusterRunner) Next() (temporal.Duration, bool) {
 	wait, ok := r.budgetedRunner.Next()
 	if ok {
 		return wait, true
 	}
 	if r.Stopped() == hostservices.StopIdle && r.c.waiting() {
-		if left := (r.s.o.Until - r.s.elapsed()).Std(); left > 0 {
+		if left := r.s.o.Until - r.s.elapsed(); left > 0 {
 			return left, true
 		}
 		r.untilDone = true
@@ -301,7 +303,7 @@ func (r *clusterRunner) Next() (time.Duration, bool) {
 	return 0, true
 }
 
-func (r *clusterRunner) Step(elapsed time.Duration) error {
+func (r *clusterRunner) Step(elapsed temporal.Duration) error {
 	if r.over {
 		return errRunOver
 	}

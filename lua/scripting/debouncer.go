@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/yuin/gopher-lua"
 
@@ -51,7 +50,7 @@ func newKeyDebouncer(L *lua.LState, s *sched.Scheduler, g *sched.Group) int {
 		if d < 0 {
 			o.fail("throttle", "a Temporal.duration >= 0")
 		}
-		c.Throttle = d.Std()
+		c.Throttle = d
 	}
 	c.Leading = o.boolean("leading", false)
 	c.Trailing = o.boolean("trailing", true)
@@ -67,7 +66,7 @@ func newKeyDebouncer(L *lua.LState, s *sched.Scheduler, g *sched.Group) int {
 	main := L.G.MainThread
 	cbs := callbacksOf(main)
 	label := where(L)
-	d, err := debounce.New(debounce.OnScheduler(s, g, o.jobOptions()...), c, func(key lua.LValue, args []lua.LValue) error {
+	d, err := debounce.New(&debounceTimers{s, g, o.jobOptions()}, c, func(key lua.LValue, args []lua.LValue) error {
 		main.Push(cb)
 		main.Push(key)
 		for _, a := range args {
@@ -87,7 +86,7 @@ func newKeyDebouncer(L *lua.LState, s *sched.Scheduler, g *sched.Group) int {
 
 // positive reads an optional (or required) Temporal.duration option that
 // must be > 0; absent, it is 0.
-func (o *options) positive(key string, required bool) time.Duration {
+func (o *options) positive(key string, required bool) temporal.Duration {
 	if !required && !o.has(key) {
 		return 0
 	}
@@ -95,7 +94,7 @@ func (o *options) positive(key string, required bool) time.Duration {
 	if d <= 0 {
 		o.fail(key, "a Temporal.duration > 0")
 	}
-	return d.Std()
+	return d
 }
 
 // boolean reads an optional boolean option with its default.
@@ -216,10 +215,10 @@ func buildKeyDebouncerMeta(L *lua.LState, mt *lua.LTable) {
 // debounceJob describes a debouncer's job for list(): kind "debounce" and
 // its key; ok is false for other jobs.
 func debounceJob(j sched.JobInfo) (key lua.LValue, ok bool) {
-	kd, ok := j.Data.(debounce.KeyData)
+	kd, ok := j.Data.(debounceKey)
 	if !ok {
 		return nil, false
 	}
-	key, ok = kd.Key.(lua.LValue)
+	key, ok = kd.key.(lua.LValue)
 	return key, ok
 }

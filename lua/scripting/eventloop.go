@@ -6,10 +6,11 @@ import (
 	"math"
 	"time"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/runtime/loop"
 	"github.com/metronome-rt/metronome/runtime/sched"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // eventLoopType names an event-loop instance to scripts and its metatable
@@ -64,14 +65,14 @@ func (h *loopHost) Closing() bool { return h.l.fatal != nil }
 // Park sleeps until deadline on a real clock; Lua sources are never live,
 // so there is nothing else to wait for. The state's budget or context
 // (Ctrl-C under metronome run) ends the sleep.
-func (h *loopHost) Park(deadline time.Duration) loop.ParkResult {
+func (h *loopHost) Park(deadline temporal.Duration) bool {
 	c := h.l.s.Clock()
 	if deadline == loop.Never || !c.Real() {
-		return loop.ParkNotLive
+		return false
 	}
-	d := deadline - c.Now()
+	d := (deadline - c.Now()).Std()
 	if d <= 0 {
-		return loop.ParkTimedOut
+		return true
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -81,10 +82,10 @@ func (h *loopHost) Park(deadline time.Duration) loop.ParkResult {
 	}
 	select {
 	case <-t.C:
-		return loop.ParkTimedOut
+		return true
 	case <-done:
 		h.l.fatal = h.l.cbs.gov.Err()
-		return loop.ParkNotLive
+		return false
 	}
 }
 
@@ -133,7 +134,7 @@ func eventLoopNew(L *lua.LState) int {
 			if real {
 				o.fail("now", `nil with clock "real", whose time starts at 0 when the loop is made`)
 			}
-			clock = loop.NewVirtualClockAt(time.Duration(math.Round(float64(n) * 1e6)))
+			clock = loop.NewVirtualClock(temporal.Duration(math.Round(float64(n) * 1e6)))
 		}
 		if real {
 			checkWallClock(L, "event-loop.new", `clock = "virtual" (the default)`)
@@ -178,7 +179,7 @@ func checkLoop(L *lua.LState, fn string) *luaLoop {
 
 // msOf is loop time in float milliseconds; Never is math.huge, which
 // gopher-lua defines as the largest float64, not infinity.
-func msOf(d time.Duration) float64 {
+func msOf(d temporal.Duration) float64 {
 	if d == loop.Never {
 		return math.MaxFloat64
 	}
@@ -197,7 +198,7 @@ func checkFunction(L *lua.LState, n int, fn, name string) *lua.LFunction {
 // checkDelay reads argument n as a timer delay in ms: NaN, negative or
 // missing is 0 (HTML); infinity or more than 2^31-1 ms is an error, as is
 // anything but a number.
-func checkDelay(L *lua.LState, n int, fn string) time.Duration {
+func checkDelay(L *lua.LState, n int, fn string) temporal.Duration {
 	var ms float64
 	switch v := L.Get(n).(type) {
 	case *lua.LNilType:
@@ -210,10 +211,10 @@ func checkDelay(L *lua.LState, n int, fn string) time.Duration {
 	if math.IsNaN(ms) || ms < 0 {
 		return 0
 	}
-	if ms > float64(loop.MaxDelay/time.Millisecond) {
+	if ms > float64(loop.MaxDelay/temporal.Millisecond) {
 		argError(L, n, fn, "delay must be at most 2147483647 ms (2^31-1), got "+describe(lua.LNumber(ms)))
 	}
-	return time.Duration(math.Round(ms * 1e6))
+	return temporal.Duration(math.Round(ms * 1e6))
 }
 
 // extraArgs copies the arguments from n on: they reach the callback.
@@ -446,7 +447,7 @@ var eventLoopMethods = map[string]lua.LGFunction{
 		fn := checkFunction(L, 2, name, "callback")
 		var id int
 		pos := where(L)
-		id = l.s.RequestFrame(func(at time.Duration) {
+		id = l.s.RequestFrame(func(at temporal.Duration) {
 			l.traced("frame", id, pos)
 			l.call("frame", id, fn, []lua.LValue{lua.LNumber(msOf(at))})
 		})
@@ -480,7 +481,7 @@ var eventLoopMethods = map[string]lua.LGFunction{
 		}
 		until := loop.Never
 		if u < 9e12 { // beyond int64 ns: never
-			until = time.Duration(math.Round(max(u, -9e12) * 1e6))
+			until = temporal.Duration(math.Round(max(u, -9e12) * 1e6))
 		}
 		l.window(L, "run", perInstant, l.limit, func() error { return loop.Run(l.host, until) })
 		return 0
@@ -494,7 +495,7 @@ var eventLoopMethods = map[string]lua.LGFunction{
 		if math.IsNaN(ms) || ms < 0 || ms > 9e12 {
 			argError(L, 2, "advance", "ms must be a number of milliseconds >= 0 within int64 nanoseconds, got "+describe(lua.LNumber(ms)))
 		}
-		d := time.Duration(math.Round(ms * 1e6))
+		d := temporal.Duration(math.Round(ms * 1e6))
 		l.window(L, "advance", perInstant, l.limit, func() error { return loop.Advance(l.host, d) })
 		return pushNow(L, l)
 	},
@@ -509,7 +510,7 @@ var eventLoopMethods = map[string]lua.LGFunction{
 		if math.IsNaN(ms) || ms < 0 || ms > 9e12 {
 			argError(L, 2, "jump", "ms must be a number of milliseconds >= 0 within int64 nanoseconds, got "+describe(lua.LNumber(ms)))
 		}
-		d := time.Duration(math.Round(ms * 1e6))
+		d := temporal.Duration(math.Round(ms * 1e6))
 		l.window(L, "jump", perInstant, l.limit, func() error { return loop.Jump(l.host, d) })
 		return pushNow(L, l)
 	},
@@ -680,7 +681,7 @@ func registerLoopSource(L *lua.LState) int {
 	if !ok {
 		o.fail("class", `"turn", "batch", "settle" or "rendering"`)
 	}
-	src := &luaSource{l: l, info: loop.SourceInfo{Name: name, TaskSource: loop.Other, Class: class},
+	src := &luaSource{l: l, info: loop.SourceInfo{Name: name, Class: class},
 		ready: o.function("ready"), run: o.function("run")}
 	if o.get("deadline") != lua.LNil {
 		src.deadline = o.function("deadline")
@@ -725,7 +726,7 @@ func (s *luaSource) Settled() {
 // deadlineSource is a luaSource with a deadline function.
 type deadlineSource struct{ *luaSource }
 
-func (s *deadlineSource) Deadline() (time.Duration, bool) {
+func (s *deadlineSource) Deadline() (temporal.Duration, bool) {
 	v := s.l.call1("source", s.deadline, s.info.Name)
 	n, ok := v.(lua.LNumber)
 	if !ok {
@@ -741,5 +742,5 @@ func (s *deadlineSource) Deadline() (time.Duration, bool) {
 	case f >= 9e12:
 		return loop.Never - 1, true
 	}
-	return time.Duration(math.Round(max(f, -9e12) * 1e6)), true
+	return temporal.Duration(math.Round(max(f, -9e12) * 1e6)), true
 }

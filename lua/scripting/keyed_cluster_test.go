@@ -2,6 +2,7 @@ package scripting
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
@@ -35,9 +36,11 @@ func (c *fakeCluster) Claim(id string) (ClusterClaim, error) {
 	return cl, nil
 }
 
-func (c *fakeClaim) Lease() (cadence.Lease, bool) { return cadence.Lease{Fence: c.fence}, c.owned }
-func (c *fakeClaim) Bind(o *sched.Owner)          { c.o = o }
-func (c *fakeClaim) Resign() error                { c.resigned++; c.owned = false; return nil }
+func (c *fakeClaim) Lease() (cadence.Lease, bool) {
+	return cadence.Lease{Fence: c.fence, Deadline: math.MaxInt64}, c.owned
+}
+func (c *fakeClaim) Bind(o *sched.Owner) { c.o = o }
+func (c *fakeClaim) Resign() error       { c.resigned++; c.owned = false; return nil }
 
 // An owner with an id is claimed in the cluster: owned? follows the
 // claim, ticks carry its fence as a decimal string, a lost claim parks the

@@ -1,9 +1,8 @@
 package scripting
 
 import (
-	"time"
-
-	"github.com/yuin/gopher-lua"
+	"github.com/metronome-rt/metronome/temporal"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // LoopEvent is one task an event loop of the event-loop module is about
@@ -14,7 +13,7 @@ type LoopEvent struct {
 	Loop int
 	// At is the loop's own time (its clock starts at 0 on a virtual
 	// clock), not the host's.
-	At time.Duration
+	At temporal.Duration
 	// Kind is "task" (queue_task), "microtask", "timeout", "interval",
 	// "frame" (an animation frame callback) or "source" (a registered
 	// source's run).

@@ -38,7 +38,7 @@ func TestSetLoopTrace(t *testing.T) {
 	var got []string
 	L.SetGlobal("set_trace", L.NewFunction(func(L *lua.LState) int {
 		SetLoopTrace(L, func(e LoopEvent) {
-			got = append(got, fmt.Sprintf("loop %d at %v: %s #%d %s", e.Loop, e.At, e.Kind, e.ID, e.Label))
+			got = append(got, fmt.Sprintf("loop %d at %v: %s #%d %s", e.Loop, e.At.Std(), e.Kind, e.ID, e.Label))
 		})
 		return 0
 	}))

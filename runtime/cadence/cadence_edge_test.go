@@ -3,7 +3,7 @@ package cadence
 import "testing"
 
 // A grid anchored before the clock's origin repeats like any other: the
-// overflow check of at used to wrap for a negative anchor and put every
+// overflow check of at must not wrap for a negative anchor and put every
 // tick after the first at Never.
 func TestCadenceNegativeAnchor(t *testing.T) {
 	c := New(-100, 10, Overrun{})

@@ -154,7 +154,7 @@ func TestOverrunCheck(t *testing.T) {
 }
 
 // TestCadenceInvariants drives random handler durations and stalls and
-// checks section 1's tick invariants on every delivery.
+// checks the tick invariants of Tick's doc on every delivery.
 func TestCadenceInvariants(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for run := 0; run < 300; run++ {

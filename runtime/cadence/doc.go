@@ -1,7 +1,7 @@
-// Package cadence is the tick arithmetic of repeating keyed timers, shared
-// by virtual time (runtime/sched) and real time (runtime/keyed): the grid
-// of nominal ticks, the three overrun policies, the indices a callback
-// observes, and the lease and fence check an owner's ticks pass (Authority).
+// Package cadence is the rules of repeating keyed timers, shared by
+// virtual time (runtime/sched) and real time (runtime/keyed): the grid of
+// nominal ticks, the three overrun policies, the indices a callback
+// observes, and the lease and fence an owner's ticks are admitted under.
 // It reads no clock and schedules nothing; times are int64 nanoseconds on
 // the caller's clock.
 //
@@ -11,6 +11,13 @@
 // called when the handler is free, returns the tick to deliver now under
 // the policy; Ended tells it a handler returned (DelayNextTick re-anchors
 // there); Resume moves past a suspension.
+//
+// # Leases
+//
+// An owner's timers tick under an Authority. Its Lease is a fence, which
+// changes whenever ownership moves, and a deadline: a tick is admitted only
+// while now < Deadline and under the fence it was queued with
+// (Lease.Admits).
 //
 // # Policies
 //

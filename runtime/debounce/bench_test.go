@@ -3,7 +3,6 @@ package debounce
 import (
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
@@ -11,7 +10,7 @@ import (
 
 func benchDebouncer(b *testing.B, c Config) (*sched.Scheduler, *Debouncer[int, int]) {
 	s := sched.New(temporal.Fixed(temporal.FromUnixNano(0)))
-	d, err := New(OnScheduler(s, nil), c, func(int, int) error { return nil })
+	d, err := New(onScheduler(s), c, func(int, int) error { return nil })
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -23,7 +22,7 @@ func benchDebouncer(b *testing.B, c Config) (*sched.Scheduler, *Debouncer[int, i
 func BenchmarkTouchPush(b *testing.B) {
 	for _, keys := range []int{1, 1000} {
 		b.Run("keys="+strconv.Itoa(keys), func(b *testing.B) {
-			s, d := benchDebouncer(b, Config{Timeout: time.Second, Trailing: true})
+			s, d := benchDebouncer(b, Config{Timeout: temporal.Second, Trailing: true})
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
@@ -42,7 +41,7 @@ func BenchmarkTouchPush(b *testing.B) {
 // A touch that leaves the wake-up where it is (pinned at the ceiling): it
 // only records the arguments.
 func BenchmarkTouchAtCeiling(b *testing.B) {
-	_, d := benchDebouncer(b, Config{Timeout: time.Millisecond, BusyTimeout: time.Hour, ForceMin: time.Second, ForceMax: time.Second, Trailing: true})
+	_, d := benchDebouncer(b, Config{Timeout: temporal.Millisecond, BusyTimeout: temporal.Hour, ForceMin: temporal.Second, ForceMax: temporal.Second, Trailing: true})
 	_ = d.Debounce(0, 0)
 	_ = d.Debounce(0, 0)
 	b.ReportAllocs()
@@ -53,18 +52,18 @@ func BenchmarkTouchAtCeiling(b *testing.B) {
 
 // A burst's whole life: first touch, a push, the firing.
 func BenchmarkBurst(b *testing.B) {
-	s, d := benchDebouncer(b, Config{Timeout: time.Millisecond, Trailing: true})
+	s, d := benchDebouncer(b, Config{Timeout: temporal.Millisecond, Trailing: true})
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = d.Debounce(0, 0)
 		_ = d.Debounce(0, 1)
-		_ = s.Advance(temporal.Duration(time.Millisecond))
+		_ = s.Advance(temporal.Duration(temporal.Millisecond))
 	}
 }
 
 // Real time, touches from every P at once on keys spread over 1,024.
 func BenchmarkTouchRealParallel(b *testing.B) {
-	d, err := New(RealTime(nil), Config{Timeout: time.Hour, Trailing: true}, func(int, int) error { return nil })
+	d, err := New(RealTime(nil), Config{Timeout: temporal.Hour, Trailing: true}, func(int, int) error { return nil })
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -85,7 +84,7 @@ func BenchmarkTouchRealParallel(b *testing.B) {
 // timer's callback and its handle) when it moves.
 func TestTouchAllocations(t *testing.T) {
 	s := sched.New(temporal.Fixed(temporal.FromUnixNano(0)))
-	d, _ := New(OnScheduler(s, nil), Config{Timeout: time.Second, ForceMin: time.Hour, ForceMax: time.Hour, Trailing: true}, func(int, int) error { return nil })
+	d, _ := New(onScheduler(s), Config{Timeout: temporal.Second, ForceMin: temporal.Hour, ForceMax: temporal.Hour, Trailing: true}, func(int, int) error { return nil })
 	_ = d.Debounce(1, 0)
 	if n := testing.AllocsPerRun(100, func() { _ = d.Debounce(1, 0) }); n != 0 {
 		t.Errorf("a touch at the same instant: %v allocations, want 0", n)

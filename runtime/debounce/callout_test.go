@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // gateClock is a manual clock whose timers fire when the test says, each on
@@ -34,9 +36,9 @@ const (
 	over
 )
 
-func (c *gateClock) Now() time.Duration { return time.Duration(c.now.Load()) }
+func (c *gateClock) Now() temporal.Instant { return temporal.FromUnixNano(c.now.Load()) }
 
-func (c *gateClock) AfterFunc(d time.Duration, f func() error) (Timer, error) {
+func (c *gateClock) AfterFunc(d temporal.Duration, _ any, f func() error) (Timer, error) {
 	t := &gateTimer{c: c, f: f, done: make(chan struct{})}
 	c.mu.Lock()
 	c.timers = append(c.timers, t)
@@ -164,7 +166,7 @@ func TestClockCallsOutsideTheLock(t *testing.T) {
 		if want := []fired{{"a", 1}, {"a", 2}}; !slices.Equal(log(), want) {
 			t.Fatalf("fired %v, want %v (each touch's burst ends inside its own AfterFunc)", log(), want)
 		}
-		if d.Pending("a") || clock.Now() != 200*ms {
+		if d.Pending("a") || clock.Now().UnixNano() != int64(200*ms) {
 			t.Fatalf("pending %v at %v, want idle at 200ms", d.Pending("a"), clock.Now())
 		}
 	})

@@ -6,7 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
-	"time"
+
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // pcgStream is the PCG's second seed word: Config.Seed picks the sequence.
@@ -20,16 +21,16 @@ const noCeiling = math.MaxInt64
 type Config struct {
 	// Timeout is how long after the first touch of an idle key it fires;
 	// > 0, required.
-	Timeout time.Duration
+	Timeout temporal.Duration
 	// BusyTimeout is how far a later touch pushes the wake-up; >= 0, where
 	// 0 means Timeout.
-	BusyTimeout time.Duration
+	BusyTimeout temporal.Duration
 	// ForceMin and ForceMax bound the ceiling drawn at a burst's first
 	// touch: 0 < ForceMin <= ForceMax, or both 0 for no ceiling.
-	ForceMin, ForceMax time.Duration
+	ForceMin, ForceMax temporal.Duration
 	// Throttle is the floor after a key fires: no edge of the key fires
 	// before the firing's instant plus Throttle. >= 0; 0 means none.
-	Throttle time.Duration
+	Throttle temporal.Duration
 	// Leading fires at a burst's first touch; Trailing fires at its
 	// wake-up if a touch is waiting. At least one must be set.
 	Leading, Trailing bool
@@ -47,15 +48,15 @@ type Config struct {
 
 // Func is a debouncer's callback: the key and the arguments of its latest
 // touch. Its error is returned by the call that ran it (Debounce for a
-// leading edge, Flush) or, for a trailing edge, handed to the Clock.
+// leading edge, Flush) or, for a trailing edge, handed to the Timers.
 type Func[K comparable, A any] func(key K, args A) error
 
 // Debouncer debounces calls per key. The zero value is not usable; call
-// New. It is safe for concurrent use when its Clock is.
+// New. It is safe for concurrent use when its Timers are.
 type Debouncer[K comparable, A any] struct {
 	mu       sync.Mutex
-	clock    Clock
-	keyed    keyedClock // clock, when it records keys
+	clock    Timers
+	tagger   tagger // clock, when it describes keys
 	fn       Func[K, A]
 	rnd      *rand.Rand
 	timeout  int64
@@ -92,7 +93,7 @@ type entry[K comparable, A any] struct {
 	ceil  int64  // the burst's ceiling
 	floor int64  // no edge fires before it; 0 when none has been set
 	args  A
-	tag   any  // the key's tag on a keyed clock, made once per entry
+	tag   any  // the key as AfterFunc gets it, made once per entry
 	due   bool // a touch waits for the trailing edge
 }
 
@@ -102,8 +103,9 @@ type floorAt[K comparable] struct {
 }
 
 // New returns a debouncer that calls fn on clock with the timing of c.
-// A bad argument is an *OptionError naming New and the option.
-func New[K comparable, A any](clock Clock, c Config, fn Func[K, A]) (*Debouncer[K, A], error) {
+// A bad argument is a *temporal.OptionError naming debounce.New and the
+// option.
+func New[K comparable, A any](clock Timers, c Config, fn Func[K, A]) (*Debouncer[K, A], error) {
 	if err := c.check(clock, fn == nil); err != nil {
 		return nil, err
 	}
@@ -118,20 +120,20 @@ func New[K comparable, A any](clock Clock, c Config, fn Func[K, A]) (*Debouncer[
 		throttle: int64(c.Throttle), leading: c.Leading, trailing: c.Trailing,
 		keys: map[K]*entry[K, A]{}, log: c.Logger,
 	}
+	d.tagger, _ = clock.(tagger)
 	if d.busy == 0 {
 		d.busy = d.timeout
 	}
-	d.keyed, _ = clock.(keyedClock)
 	return d, nil
 }
 
-func (c *Config) check(clock Clock, nilFn bool) error {
+func (c *Config) check(clock Timers, nilFn bool) error {
 	bad := func(opt, want string, got any) error {
-		return &OptionError{Func: "New", Option: opt, Want: want, Got: got}
+		return &temporal.OptionError{Method: "debounce.New", Param: opt, Want: want, Got: got}
 	}
 	switch {
 	case clock == nil:
-		return bad("clock", "a Clock", "nil")
+		return bad("clock", "Timers", "nil")
 	case nilFn:
 		return bad("fn", "a function", "nil")
 	case c.Timeout <= 0:
@@ -157,11 +159,11 @@ func (c *Config) check(clock Clock, nilFn bool) error {
 // error is returned; the burst's wake-up is Timeout away (at least the
 // floor). A touch of a key in a burst moves its wake-up to min(now +
 // BusyTimeout, ceiling) when that is later. At the wake-up fn runs with the
-// latest touch's arguments if one is waiting (Trailing). The error of the
-// Clock (a dropped scheduler, say) means nothing changed.
+// latest touch's arguments if one is waiting (Trailing). An error of the
+// Timers (a dropped scheduler, say) means nothing changed.
 func (d *Debouncer[K, A]) Debounce(key K, args A) error {
 	d.mu.Lock()
-	now := d.clock.Now().Nanoseconds()
+	now := d.clock.Now().UnixNano()
 	d.sweep(now)
 	e := d.keys[key]
 	if e != nil && e.burst && e.timer != nil && !live(e.timer) {
@@ -313,10 +315,14 @@ func (d *Debouncer[K, A]) push(key K, e *entry[K, A], now int64, args A) error {
 	return nil
 }
 
-// tagOf returns key's tag on a keyed clock, made once per entry.
+// tagOf returns key as AfterFunc gets it, made once per entry.
 func (d *Debouncer[K, A]) tagOf(key K, e *entry[K, A]) any {
-	if d.keyed != nil && e.tag == nil {
-		e.tag = d.keyed.keyTag(key)
+	if e.tag == nil {
+		if d.tagger != nil {
+			e.tag = d.tagger.Tag(key)
+		} else {
+			e.tag = key
+		}
 	}
 	return e.tag
 }
@@ -324,11 +330,7 @@ func (d *Debouncer[K, A]) tagOf(key K, e *entry[K, A]) any {
 // schedule asks the clock for e's wake-up of generation gen, dt from now.
 // It is called without d's lock.
 func (d *Debouncer[K, A]) schedule(tag any, key K, e *entry[K, A], gen uint64, dt int64) (Timer, error) {
-	f := func() error { return d.wake(key, e, gen) }
-	if d.keyed != nil {
-		return d.keyed.afterFuncTagged(tag, time.Duration(dt), f)
-	}
-	return d.clock.AfterFunc(time.Duration(dt), f)
+	return d.clock.AfterFunc(temporal.Duration(dt), tag, func() error { return d.wake(key, e, gen) })
 }
 
 // wake is the timer of e, generation gen.
@@ -338,7 +340,7 @@ func (d *Debouncer[K, A]) wake(key K, e *entry[K, A], gen uint64) error {
 		d.mu.Unlock() // replaced, cancelled or flushed after it started
 		return nil
 	}
-	fire, args := d.end(key, e, d.clock.Now().Nanoseconds())
+	fire, args := d.end(key, e, d.clock.Now().UnixNano())
 	d.mu.Unlock()
 	if fire {
 		return d.fn(key, args)
@@ -373,7 +375,7 @@ func (d *Debouncer[K, A]) trace(msg string, key K, attrs ...slog.Attr) {
 // does nothing.
 func (d *Debouncer[K, A]) Flush(key K) (ran bool, err error) {
 	d.mu.Lock()
-	now := d.clock.Now().Nanoseconds()
+	now := d.clock.Now().UnixNano()
 	d.sweep(now)
 	e := d.keys[key]
 	if e == nil || !e.burst {
@@ -399,7 +401,7 @@ func (d *Debouncer[K, A]) Flush(key K) (ran bool, err error) {
 // reports whether the key had a burst pending.
 func (d *Debouncer[K, A]) Cancel(key K) bool {
 	d.mu.Lock()
-	d.sweep(d.clock.Now().Nanoseconds())
+	d.sweep(d.clock.Now().UnixNano())
 	e := d.keys[key]
 	if e == nil {
 		d.mu.Unlock()

@@ -8,13 +8,12 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
-const ms = time.Millisecond
+const ms = temporal.Millisecond
 
 // rig is a debouncer on a typed scheduler in virtual time, logging each
 // firing as "key=args@ms".
@@ -28,7 +27,7 @@ type rig struct {
 func newRig(t *testing.T, c Config) *rig {
 	t.Helper()
 	r := &rig{t: t, s: sched.New(temporal.Fixed(temporal.FromUnixNano(0)))}
-	d, err := New(OnScheduler(r.s, nil), c, func(key string, arg int) error {
+	d, err := New(onScheduler(r.s), c, func(key string, arg int) error {
 		r.log = append(r.log, fmt.Sprintf("%s=%d@%v", key, arg, r.s.Elapsed().Std()))
 		return nil
 	})
@@ -43,7 +42,7 @@ func newRig(t *testing.T, c Config) *rig {
 // time moves there and want lists the firings since the previous step
 // (nil: none); then do runs.
 type step struct {
-	at   time.Duration
+	at   temporal.Duration
 	want []string
 	do   func(r *rig)
 }
@@ -60,7 +59,7 @@ func touch(key string, arg int) func(*rig) {
 func (r *rig) run(steps []step) {
 	r.t.Helper()
 	for i, st := range steps {
-		if err := r.s.Advance(temporal.Duration(st.at - r.s.Elapsed().Std())); err != nil {
+		if err := r.s.Advance(st.at - r.s.Elapsed()); err != nil {
 			r.t.Fatalf("step %d (at %v): %v", i, st.at, err)
 		}
 		if got := r.log; !slices.Equal(got, st.want) {
@@ -75,17 +74,17 @@ func (r *rig) run(steps []step) {
 
 func fires(s ...string) []string { return s }
 
-// Seed: "A fresh key fires after debounce_timeout."
+// A fresh key fires Timeout after its first touch.
 func TestFreshKeyFiresAfterTimeout(t *testing.T) {
 	newRig(t, Config{Timeout: 100 * ms, Trailing: true}).run([]step{
 		{at: 0, do: touch("a", 1)},
 		{at: 100*ms - 1},
 		{at: 100 * ms, want: fires("a=1@100ms")},
-		{at: time.Second},
+		{at: temporal.Second},
 	})
 }
 
-// Seed: "A subsequent touch pushes the call out by debounce_busy_timeout."
+// A later touch pushes the wake-up out to BusyTimeout after it.
 func TestTouchPushesByBusyTimeout(t *testing.T) {
 	newRig(t, Config{Timeout: 100 * ms, BusyTimeout: 50 * ms, Trailing: true}).run([]step{
 		{at: 0, do: touch("a", 1)},
@@ -96,9 +95,8 @@ func TestTouchPushesByBusyTimeout(t *testing.T) {
 	})
 }
 
-// The seed engine's code (LUA-API, settled): a touch moves the wake-up
-// only when min(now + busy, ceiling) is later; the arguments are the
-// latest touch's all the same.
+// A touch moves the wake-up only when min(now + busy, ceiling) is later;
+// the arguments are the latest touch's all the same.
 func TestTouchNeverMovesWakeUpEarlier(t *testing.T) {
 	newRig(t, Config{Timeout: 100 * ms, BusyTimeout: 20 * ms, Trailing: true}).run([]step{
 		{at: 0, do: touch("a", 1)},
@@ -109,8 +107,7 @@ func TestTouchNeverMovesWakeUpEarlier(t *testing.T) {
 	})
 }
 
-// Seed: the result "is clamped to never exceed max_wakeup_time", so a key
-// touched forever still fires by the force window.
+// A push never passes the burst's ceiling, so a key touched forever still fires by the force window.
 func TestCeilingBoundsPushes(t *testing.T) {
 	r := newRig(t, Config{Timeout: 100 * ms, ForceMin: 300 * ms, ForceMax: 300 * ms, Trailing: true})
 	steps := []step{{at: 0, do: touch("a", 0)}}
@@ -122,17 +119,17 @@ func TestCeilingBoundsPushes(t *testing.T) {
 		case 12: // the 300 ms touch began a burst with ceiling 600
 			want = fires("a=11@600ms")
 		}
-		steps = append(steps, step{at: time.Duration(i) * 50 * ms, want: want, do: touch("a", i)})
+		steps = append(steps, step{at: temporal.Duration(i) * 50 * ms, want: want, do: touch("a", i)})
 	}
 	steps = append(steps, step{at: 700 * ms, want: fires("a=12@700ms")})
 	r.run(steps)
 }
 
-// Seed: the ceiling is "now + random(min_force, max_force)": a uniform
-// draw from the seeded source, one per burst, inclusive bounds.
+// The ceiling is now plus a uniform draw from [ForceMin, ForceMax] from
+// the seeded source, one per burst, inclusive bounds.
 func TestCeilingIsDrawnFromTheSeededSource(t *testing.T) {
 	const seed = 42
-	c := Config{Timeout: 10 * ms, BusyTimeout: time.Hour, ForceMin: 100 * ms, ForceMax: 200 * ms, Trailing: true, Seed: seed}
+	c := Config{Timeout: 10 * ms, BusyTimeout: temporal.Hour, ForceMin: 100 * ms, ForceMax: 200 * ms, Trailing: true, Seed: seed}
 	r := newRig(t, c)
 	keys := []string{"a", "b", "c", "d", "e"}
 	for _, k := range keys {
@@ -144,13 +141,13 @@ func TestCeilingIsDrawnFromTheSeededSource(t *testing.T) {
 		}
 	}}})
 	model := rand.New(rand.NewPCG(seed, pcgStream))
-	var want []time.Duration
+	var want []temporal.Duration
 	for range keys {
-		want = append(want, 100*ms+time.Duration(model.Int64N(int64(100*ms)+1)))
+		want = append(want, 100*ms+temporal.Duration(model.Int64N(int64(100*ms)+1)))
 	}
-	var got []time.Duration
+	var got []temporal.Duration
 	for _, j := range r.s.List() {
-		got = append(got, j.DueIn.Std()+5*ms)
+		got = append(got, j.DueIn+5*ms)
 	}
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
@@ -165,19 +162,19 @@ func TestCeilingIsDrawnFromTheSeededSource(t *testing.T) {
 
 // The same seed gives the same draws; Source replaces the PCG.
 func TestSeedAndSourceRepeat(t *testing.T) {
-	wakes := func(c Config) []time.Duration {
+	wakes := func(c Config) []temporal.Duration {
 		r := newRig(t, c)
 		for i := range 20 {
 			touch(fmt.Sprint(i), 0)(r)
 			touch(fmt.Sprint(i), 1)(r) // at 0: pushed to the ceiling
 		}
-		var out []time.Duration
+		var out []temporal.Duration
 		for _, j := range r.s.List() {
-			out = append(out, j.DueIn.Std())
+			out = append(out, j.DueIn)
 		}
 		return out
 	}
-	c := Config{Timeout: ms, BusyTimeout: time.Hour, ForceMin: time.Second, ForceMax: 2 * time.Second, Trailing: true, Seed: 7}
+	c := Config{Timeout: ms, BusyTimeout: temporal.Hour, ForceMin: temporal.Second, ForceMax: 2 * temporal.Second, Trailing: true, Seed: 7}
 	a, b := wakes(c), wakes(c)
 	if !slices.Equal(a, b) {
 		t.Fatalf("seed 7 twice: %v and %v", a, b)
@@ -192,8 +189,8 @@ func TestSeedAndSourceRepeat(t *testing.T) {
 	}
 }
 
-// Seed: after firing, "new touches are held back to at least the
-// throttler's wakeup time"; LUA-API: throttle applies whenever > 0.
+// After a firing, new touches are held back to at least the throttle
+// floor; any Throttle > 0 applies.
 func TestThrottleFloorHoldsKeyBack(t *testing.T) {
 	newRig(t, Config{Timeout: 100 * ms, Throttle: 500 * ms, Trailing: true}).run([]step{
 		{at: 0, do: touch("a", 1)},
@@ -245,19 +242,19 @@ func (r *rig) logOf(n int, at string) []string {
 	return out
 }
 
-// Seed: "the new wakeup either replaces it (clearing the old task) or does
-// nothing": one job per key, due at the wake-up, the old one cancelled.
+// A new wake-up replaces the old one, cancelling its job, or changes
+// nothing: one job per key, due at the wake-up, the old one cancelled.
 func TestReplacingClearsThePendingTask(t *testing.T) {
 	r := newRig(t, Config{Timeout: 100 * ms, Trailing: true})
 	touch("a", 1)(r)
 	first := r.s.List()[0].ID
 	r.run([]step{{at: 10 * ms, do: touch("a", 2)}})
 	jobs := r.s.List()
-	if len(jobs) != 1 || jobs[0].ID == first || jobs[0].DueIn.Std() != 100*ms {
+	if len(jobs) != 1 || jobs[0].ID == first || jobs[0].DueIn != 100*ms {
 		t.Fatalf("jobs after a push: %+v", jobs)
 	}
-	if kd, ok := jobs[0].Data.(KeyData); !ok || kd.Key != "a" {
-		t.Fatalf("job data %#v, want KeyData{a}", jobs[0].Data)
+	if kd, ok := jobs[0].Data.(keyData); !ok || kd.Key != "a" {
+		t.Fatalf("job data %#v, want keyData{a}", jobs[0].Data)
 	}
 }
 
@@ -277,7 +274,7 @@ func TestLeadingAndTrailingEdges(t *testing.T) {
 		newRig(t, Config{Timeout: 100 * ms, Leading: true, Trailing: true}).run([]step{
 			{at: 0, do: touch("a", 1)},
 			{at: 1 * ms, want: fires("a=1@0s")},
-			{at: time.Second},
+			{at: temporal.Second},
 		})
 	})
 	t.Run("both, two touches", func(t *testing.T) {
@@ -311,7 +308,7 @@ func TestLeadingAndTrailingEdges(t *testing.T) {
 // Flush runs a waiting edge now; Cancel forgets the key, throttle
 // included; Pending sees bursts, not floors.
 func TestFlushCancelPending(t *testing.T) {
-	r := newRig(t, Config{Timeout: 100 * ms, Throttle: time.Second, Trailing: true})
+	r := newRig(t, Config{Timeout: 100 * ms, Throttle: temporal.Second, Trailing: true})
 	if r.d.Pending("a") {
 		t.Fatal("pending before any touch")
 	}
@@ -330,7 +327,7 @@ func TestFlushCancelPending(t *testing.T) {
 		t.Fatal("Flush of a floor-only key ran")
 	}
 	touch("a", 2)(r) // held back by the floor until 1s
-	if jobs := r.s.List(); jobs[0].DueIn.Std() != time.Second {
+	if jobs := r.s.List(); jobs[0].DueIn != temporal.Second {
 		t.Fatalf("held touch due in %v, want 1s", jobs[0].DueIn)
 	}
 	if !r.d.Cancel("a") || r.d.Cancel("a") || r.s.Count() != 0 {
@@ -360,13 +357,13 @@ func TestSchedulerClearLeavesKeysIdle(t *testing.T) {
 func TestTrailingErrorStopsTheDrain(t *testing.T) {
 	s := sched.New(temporal.Fixed(temporal.FromUnixNano(0)))
 	boom := errors.New("boom")
-	d, _ := New(OnScheduler(s, nil), Config{Timeout: ms, Trailing: true}, func(string, int) error { return boom })
+	d, _ := New(onScheduler(s), Config{Timeout: ms, Trailing: true}, func(string, int) error { return boom })
 	_ = d.Debounce("a", 1)
 	var je *sched.JobError
-	if err := s.Advance(temporal.Duration(time.Second)); !errors.Is(err, boom) || !errors.As(err, &je) {
+	if err := s.Advance(temporal.Duration(temporal.Second)); !errors.Is(err, boom) || !errors.As(err, &je) {
 		t.Fatalf("Advance = %v, want a *sched.JobError wrapping boom", err)
 	}
-	if s.Elapsed().Std() != ms {
+	if s.Elapsed() != ms {
 		t.Fatalf("time at %v, want 1ms", s.Elapsed())
 	}
 }
@@ -378,7 +375,7 @@ func TestRefusedTouchChangesNothing(t *testing.T) {
 	if err := s.SetMaxPending(1); err != nil {
 		t.Fatal(err)
 	}
-	d, _ := New(OnScheduler(s, nil), Config{Timeout: ms, BusyTimeout: time.Hour, ForceMin: time.Second, ForceMax: 2 * time.Second, Trailing: true, Seed: 1},
+	d, _ := New(onScheduler(s), Config{Timeout: ms, BusyTimeout: temporal.Hour, ForceMin: temporal.Second, ForceMax: 2 * temporal.Second, Trailing: true, Seed: 1},
 		func(string, int) error { return nil })
 	if err := d.Debounce("a", 1); err != nil {
 		t.Fatal(err)
@@ -391,13 +388,13 @@ func TestRefusedTouchChangesNothing(t *testing.T) {
 	}
 	_ = d.Debounce("a", 2) // pushed to its ceiling: the first draw
 	model := rand.New(rand.NewPCG(1, pcgStream))
-	if got, want := s.List()[0].DueIn.Std(), time.Second+time.Duration(model.Int64N(int64(time.Second)+1)); got != want {
+	if got, want := s.List()[0].DueIn, temporal.Second+temporal.Duration(model.Int64N(int64(temporal.Second)+1)); got != want {
 		t.Fatalf("ceiling %v, want the first draw %v", got, want)
 	}
 	d.Cancel("a") // room for b, whose ceiling is the second draw: the refused touch gave its draw back
 	_ = d.Debounce("b", 1)
 	_ = d.Debounce("b", 2)
-	if got, want := s.List()[0].DueIn.Std(), time.Second+time.Duration(model.Int64N(int64(time.Second)+1)); got != want {
+	if got, want := s.List()[0].DueIn, temporal.Second+temporal.Duration(model.Int64N(int64(temporal.Second)+1)); got != want {
 		t.Fatalf("b's ceiling %v, want the second draw %v", got, want)
 	}
 	s.Drop()
@@ -406,15 +403,15 @@ func TestRefusedTouchChangesNothing(t *testing.T) {
 	}
 }
 
-// Bad configurations are an *OptionError naming New and the option.
+// Bad configurations are a *temporal.OptionError naming New and the option.
 func TestBadConfig(t *testing.T) {
 	ok := Config{Timeout: ms, Trailing: true}
-	clock := OnScheduler(sched.New(temporal.Fixed(temporal.FromUnixNano(0))), nil)
+	clock := onScheduler(sched.New(temporal.Fixed(temporal.FromUnixNano(0))))
 	fn := func(string, int) error { return nil }
 	for _, c := range []struct {
 		name   string
 		edit   func(*Config)
-		clock  Clock
+		clock  Timers
 		nilFn  bool
 		option string
 	}{
@@ -438,14 +435,14 @@ func TestBadConfig(t *testing.T) {
 				f = nil
 			}
 			d, err := New(c.clock, cfg, f)
-			var oe *OptionError
-			if d != nil || !errors.As(err, &oe) || oe.Func != "New" || oe.Option != c.option {
+			var oe *temporal.OptionError
+			if d != nil || !errors.As(err, &oe) || oe.Method != "debounce.New" || oe.Param != c.option {
 				t.Fatalf("New = %v, %v; want an *OptionError for %s", d, err, c.option)
 			}
 		})
 	}
 	_, err := New(clock, Config{Timeout: ms, ForceMin: 2 * ms, ForceMax: ms, Trailing: true}, fn)
-	if want := "debounce.New: ForceMax: want a duration >= ForceMin (2ms), got 1ms"; err == nil || err.Error() != want {
+	if want := "debounce.New: ForceMax: want a duration >= ForceMin (PT0.002S), got PT0.001S"; err == nil || err.Error() != want {
 		t.Fatalf("message %q, want %q", err, want)
 	}
 }
@@ -456,7 +453,7 @@ func TestBadConfig(t *testing.T) {
 func TestRefusedPushKeepsTheBurst(t *testing.T) {
 	s := sched.New(temporal.Fixed(temporal.FromUnixNano(1e18))) // 2001-09-09
 	var got []int
-	d, _ := New(OnScheduler(s, nil), Config{Timeout: 100 * ms, BusyTimeout: time.Duration(1<<63 - 1), Trailing: true},
+	d, _ := New(onScheduler(s), Config{Timeout: 100 * ms, BusyTimeout: temporal.Duration(1<<63 - 1), Trailing: true},
 		func(_ string, arg int) error { got = append(got, arg); return nil })
 	if err := d.Debounce("a", 1); err != nil {
 		t.Fatal(err)
@@ -475,19 +472,19 @@ func TestRefusedPushKeepsTheBurst(t *testing.T) {
 func TestCallbackMayTouchItsKey(t *testing.T) {
 	s := sched.New(temporal.Fixed(temporal.FromUnixNano(0)))
 	var d *Debouncer[string, int]
-	var at []time.Duration
-	d, _ = New(OnScheduler(s, nil), Config{Timeout: 10 * ms, Trailing: true}, func(key string, n int) error {
-		at = append(at, s.Elapsed().Std())
+	var at []temporal.Duration
+	d, _ = New(onScheduler(s), Config{Timeout: 10 * ms, Trailing: true}, func(key string, n int) error {
+		at = append(at, s.Elapsed())
 		if n < 3 {
 			return d.Debounce(key, n+1)
 		}
 		return nil
 	})
 	_ = d.Debounce("a", 1)
-	if err := s.Advance(temporal.Duration(time.Second)); err != nil {
+	if err := s.Advance(temporal.Duration(temporal.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if want := []time.Duration{10 * ms, 20 * ms, 30 * ms}; !slices.Equal(at, want) {
+	if want := []temporal.Duration{10 * ms, 20 * ms, 30 * ms}; !slices.Equal(at, want) {
 		t.Fatalf("fired at %v, want %v", at, want)
 	}
 }
@@ -504,7 +501,7 @@ func TestLoggerSeesDecisions(t *testing.T) {
 		return a
 	}}))
 	s := sched.New(temporal.Fixed(temporal.FromUnixNano(0)))
-	d, err := New(OnScheduler(s, nil), Config{Timeout: 10 * time.Millisecond, BusyTimeout: 5 * time.Millisecond, Trailing: true, Logger: log},
+	d, err := New(onScheduler(s), Config{Timeout: 10 * temporal.Millisecond, BusyTimeout: 5 * temporal.Millisecond, Trailing: true, Logger: log},
 		func(string, int) error { return nil })
 	if err != nil {
 		t.Fatal(err)

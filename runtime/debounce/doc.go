@@ -8,7 +8,7 @@
 // now plus a uniform draw from [ForceMin, ForceMax] (nanoseconds, both
 // ends included). A later touch in the burst sets the wake-up to
 // min(now + BusyTimeout, ceiling) when that is later than the current
-// wake-up, and otherwise leaves it (the seed engine's rule): a key touched
+// wake-up, and otherwise leaves it: a key touched
 // forever still fires by its ceiling, and the random ceilings spread keys
 // touched together. The ceiling bounds pushes only; a ceiling before
 // now + Timeout does not bring the first wake-up forward. Moving the
@@ -51,19 +51,17 @@
 //
 // Ceilings come from Config.Source, or a PCG seeded with Config.Seed: a
 // seed gives the same draws every run. Nothing here reads the wall clock
-// but the real-time clocks.
+// but RealTime.
 //
-// # Clocks
+// # Timers
 //
-// A Debouncer runs on a Clock: Now, and AfterFunc with a Timer to Stop.
-// OnScheduler puts its timers on the typed scheduler (sched) in virtual
-// time: they are one-shot jobs, moved by the scheduler's Advance, and a
-// trailing callback's error comes out of it. OnService puts them on a
-// driver.Service, the real-time timer service: one wheel entry per pending
-// key, run inline on the service goroutine or on its pool, Go callbacks
-// from any goroutine. RealTime puts them on time.AfterFunc, a runtime
-// timer and a goroutine per firing; any AfterFunc-style service can stand
-// in for either.
+// A Debouncer runs on Timers: a temporal.Clock, and AfterFunc with a Timer
+// to Stop. RealTime puts the wake-ups on time.AfterFunc, a runtime timer and
+// a goroutine per firing. Any AfterFunc-style service stands in as well:
+// the Lua binding puts them on the typed scheduler (runtime/sched) in
+// virtual time, as one-shot jobs moved by the scheduler's Advance, whose
+// error comes out of it (see the example); a runtime/driver.Service runs
+// them as wheel entries, inline or on its pool.
 //
 // # Tracing
 //
@@ -73,22 +71,22 @@
 //
 // # Errors
 //
-// New refuses a bad Config with an *OptionError naming New and the field
-// ("debounce.New: Timeout: want a duration > 0, got 0s"): Timeout <= 0,
-// a negative BusyTimeout or Throttle, ForceMin or ForceMax alone or
-// negative, ForceMin > ForceMax, no edge, a nil fn or clock. A touch the
-// Clock refuses (a dropped scheduler, a full one) returns its error and
+// New refuses a bad Config with a *temporal.OptionError naming New and the
+// field ("debounce.New: Timeout: want a duration > 0, got PT0S"): Timeout
+// <= 0, a negative BusyTimeout or Throttle, ForceMin or ForceMax alone or
+// negative, ForceMin > ForceMax, no edge, a nil fn or Timers. A touch the
+// Timers refuse (a dropped scheduler, a full one) returns their error and
 // changes nothing, the random sequence included.
 //
 // # Concurrency
 //
-// A Debouncer is safe for concurrent use when its Clock is (the real-time
-// clocks are; the virtual clock belongs to its scheduler's goroutine). fn
+// A Debouncer is safe for concurrent use when its Timers are (RealTime's
+// are; a virtual-time scheduler belongs to its goroutine). fn
 // runs without the Debouncer's lock held, so it may touch keys; in real
 // time it runs on timer goroutines, so fn of different keys can run at
 // once, and of one key too when a leading edge races a trailing one
-// without a floor. The clock's AfterFunc and a timer's Stop are called
-// without the lock too: a clock may run a callback inside AfterFunc, or
+// without a floor. The Timers' AfterFunc and a timer's Stop are called
+// without the lock too: they may run a callback inside AfterFunc, or
 // wait in Stop for one that is running. Each move of a key's wake-up takes
 // a new generation under the lock, and a timer whose generation has moved
 // on fires nothing, so a touch racing its key's timer is delivered once.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/metronome-rt/metronome/runtime/driver"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // In real time, 1,000 keys touched from 8 goroutines at once fire once
@@ -25,14 +26,14 @@ func TestRealTimeBurstFiresEachKeyOnce(t *testing.T) {
 // bubble and stops it when the test ends.
 var realClocks = []struct {
 	name string
-	make func(t *testing.T, onError func(error)) Clock
+	make func(t *testing.T, onError func(error)) Timers
 }{
-	{"time.AfterFunc", func(t *testing.T, onError func(error)) Clock { return RealTime(onError) }},
-	{"service inline", func(t *testing.T, onError func(error)) Clock { return onService(t, driver.Inline(), onError) }},
-	{"service pool", func(t *testing.T, onError func(error)) Clock { return onService(t, driver.Pool(4), onError) }},
+	{"time.AfterFunc", func(t *testing.T, onError func(error)) Timers { return RealTime(onError) }},
+	{"service inline", func(t *testing.T, onError func(error)) Timers { return newService(t, driver.Inline(), onError) }},
+	{"service pool", func(t *testing.T, onError func(error)) Timers { return newService(t, driver.Pool(4), onError) }},
 }
 
-func onService(t *testing.T, st driver.Strategy, onError func(error)) Clock {
+func newService(t *testing.T, st driver.Strategy, onError func(error)) Timers {
 	s, err := driver.NewService(driver.ServiceOptions{Strategy: st})
 	if err != nil {
 		t.Fatal(err)
@@ -42,10 +43,10 @@ func onService(t *testing.T, st driver.Strategy, onError func(error)) Clock {
 			t.Error(err)
 		}
 	})
-	return OnService(s, onError)
+	return onService(s, onError)
 }
 
-func burst(t *testing.T, makeClock func(*testing.T, func(error)) Clock) {
+func burst(t *testing.T, makeClock func(*testing.T, func(error)) Timers) {
 	{
 		const keys, workers, timeout = 1000, 8, 50 * time.Millisecond
 		var (
@@ -54,12 +55,13 @@ func burst(t *testing.T, makeClock func(*testing.T, func(error)) Clock) {
 			late  []time.Duration
 		)
 		clock := makeClock(t, func(err error) { t.Errorf("callback error: %v", err) })
+		t0 := clock.Now().UnixNano()
 		done := make(chan struct{}, keys)
-		d, err := New(clock, Config{Timeout: timeout, BusyTimeout: 10 * time.Millisecond, Trailing: true},
+		d, err := New(clock, Config{Timeout: temporal.Duration(timeout), BusyTimeout: 10 * temporal.Millisecond, Trailing: true},
 			func(key int, worker int) error {
 				mu.Lock()
 				count[key]++
-				late = append(late, clock.Now())
+				late = append(late, time.Duration(clock.Now().UnixNano()-t0))
 				mu.Unlock()
 				if worker < 0 || worker >= workers {
 					t.Errorf("key %d fired with arguments %d", key, worker)
@@ -117,10 +119,10 @@ func burst(t *testing.T, makeClock func(*testing.T, func(error)) Clock) {
 func TestRealTimeConcurrentTouchFlushCancel(t *testing.T) {
 	for _, c := range []struct {
 		name  string
-		clock func() Clock
+		clock func() Timers
 	}{
-		{"time.AfterFunc", func() Clock { return RealTime(nil) }},
-		{"Stop waits", func() Clock { return waitingClock{time.Now()} }},
+		{"time.AfterFunc", func() Timers { return RealTime(nil) }},
+		{"Stop waits", func() Timers { return waitingClock{time.Now()} }},
 	} {
 		t.Run(c.name, func(t *testing.T) { synctest.Test(t, func(t *testing.T) { touchFlushCancel(t, c.clock()) }) })
 	}
@@ -135,11 +137,13 @@ type waitingTimer struct {
 	done chan struct{} // closed when the callback has returned
 }
 
-func (c waitingClock) Now() time.Duration { return time.Since(c.start) }
+func (c waitingClock) Now() temporal.Instant {
+	return temporal.FromUnixNano(int64(time.Since(c.start)))
+}
 
-func (waitingClock) AfterFunc(d time.Duration, f func() error) (Timer, error) {
+func (waitingClock) AfterFunc(d temporal.Duration, _ any, f func() error) (Timer, error) {
 	w := &waitingTimer{done: make(chan struct{})}
-	w.t = time.AfterFunc(d, func() {
+	w.t = time.AfterFunc(d.Std(), func() {
 		defer close(w.done)
 		_ = f()
 	})
@@ -154,10 +158,10 @@ func (w *waitingTimer) Stop() bool {
 	return false
 }
 
-func touchFlushCancel(t *testing.T, clock Clock) {
+func touchFlushCancel(t *testing.T, clock Timers) {
 	var mu sync.Mutex
 	fired := 0
-	d, err := New(clock, Config{Timeout: time.Millisecond, Throttle: time.Millisecond, Leading: true, Trailing: true},
+	d, err := New(clock, Config{Timeout: temporal.Millisecond, Throttle: temporal.Millisecond, Leading: true, Trailing: true},
 		func(key string, n int) error { mu.Lock(); fired++; mu.Unlock(); return nil })
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +206,7 @@ func TestServiceClockStopped(t *testing.T) {
 		if err := s.Stop(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		d, err := New(OnService(s, nil), Config{Timeout: time.Millisecond, Trailing: true}, func(string, int) error { return nil })
+		d, err := New(onService(s, nil), Config{Timeout: temporal.Millisecond, Trailing: true}, func(string, int) error { return nil })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,12 @@
 // Metronome. The schedulers below them never read the wall clock; Run is
 // what turns wall time into their Advance calls.
 //
+// `metronome run --realtime` runs on Run, not on the Service: its target
+// (a Lua host) keeps its own queue and must be stepped on one goroutine,
+// so Run's one timer at the target's next deadline is all it needs, where
+// the Service would add a second queue and a hop to that goroutine at every
+// wake-up. The Service is for Go callbacks scheduled from any goroutine.
+//
 // # Time
 //
 // Run reads the time package's clock (time.Now, with its monotonic reading)
@@ -51,9 +57,7 @@
 //     it sleeps until only after reading every shard, and holds MaxInt64
 //     before that, so a Schedule either lands in a shard the loop has yet
 //     to read or sees a deadline it undercuts and leaves a wake-up token in
-//     a one-slot channel. No wake-up is lost (the argument is beside
-//     Schedule; TestServiceNoLostWakeUp checks every callback runs exactly
-//     at its deadline under -race).
+//     a one-slot channel. No wake-up is lost.
 //   - With nothing pending it sleeps on channels alone: no timer, no
 //     polling, no wake-up until a Schedule or Stop. Deadlines beyond the
 //     wheel's 24-hour horizon wait in its overflow level; none is dropped.
@@ -73,16 +77,17 @@
 // Timer.Stop returns true only if the callback will never run; false once
 // it was taken out to run.
 //
-// Bad input is an [*OptionError] that names the method, the parameter and
-// what was expected, and changes nothing: a nil f, a negative d, a d whose
-// deadline passes 2^63-1 ns of the service's clock; NewService rejects
-// Pool(n < 1), a geometry timerq rejects and Shards out of [0, 256]. A
-// Schedule on a stopped service returns [ErrServiceStopped].
+// Bad input is a *temporal.OptionError that names the method, the
+// parameter and what was expected, and changes nothing: a nil f, a negative
+// d, a d whose deadline passes 2^63-1 ns of the service's clock; NewService
+// rejects Pool(n < 1), a geometry wheel.Geometry.Check rejects and Shards
+// out of [0, 256]. A Schedule on a stopped service returns
+// [ErrServiceStopped].
 //
-// Service.Stop(ctx): from the call on, no callback starts. Schedule fails; pending callbacks are dropped (a
-// Schedule that returned before Stop's lock of its shard is among them),
-// and so are due ones that have not started: the rest of a batch due at
-// one instant, the pool's queue. The loop and each worker load one atomic
+// Service.Stop(ctx): from the call on, no callback starts. Schedule fails;
+// pending callbacks are dropped (a Schedule that returned before Stop's
+// lock of its shard is among them), and so are due ones that have not
+// started: the rest of a batch due at one instant, the pool's queue. The loop and each worker load one atomic
 // flag just before each callback and drop it once Stop has set it, so
 // only the callbacks already running when Stop is called finish (one
 // with Inline, one per worker with Pool):

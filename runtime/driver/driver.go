@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // Steppable is what Run drives: something whose time moves only when told,
@@ -14,11 +16,11 @@ type Steppable interface {
 	// while it runs per frame. ok is false when nothing is pending (or the
 	// target is done); then Run does not wake for it. A wait <= 0 asks for
 	// a step at once.
-	Next() (wait time.Duration, ok bool)
+	Next() (wait temporal.Duration, ok bool)
 	// Step moves the target's time forward by elapsed, the wall time since
 	// the previous step (or since Run started), and runs what is due. A
 	// non-nil error ends Run with that error.
-	Step(elapsed time.Duration) error
+	Step(elapsed temporal.Duration) error
 }
 
 // Options adjusts Run. The zero value is ready to use.
@@ -61,7 +63,7 @@ func Run(ctx context.Context, target Steppable, opts Options) error {
 		now := time.Now()
 		elapsed := now.Sub(last)
 		last = now
-		return target.Step(elapsed)
+		return target.Step(temporal.Duration(elapsed))
 	}
 
 	for {
@@ -72,7 +74,7 @@ func Run(ctx context.Context, target Steppable, opts Options) error {
 		var expiry <-chan time.Time
 		if ok {
 			// The target's time is `last`; the item is due at last+wait.
-			sleep := wait - time.Since(last)
+			sleep := wait.Std() - time.Since(last)
 			if sleep <= 0 {
 				if err := step(); err != nil {
 					return err

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/metronome-rt/metronome/runtime/driver"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 func TestMain(m *testing.M) {
@@ -33,7 +34,12 @@ type fake struct {
 	fail  error // returned by the step that fires the first item
 }
 
-func (f *fake) Next() (time.Duration, bool) {
+func (f *fake) Next() (temporal.Duration, bool) {
+	d, ok := f.next()
+	return temporal.Duration(d), ok
+}
+
+func (f *fake) next() (time.Duration, bool) {
 	if f.limit > 0 && len(f.fired) >= f.limit {
 		return 0, false
 	}
@@ -46,7 +52,9 @@ func (f *fake) Next() (time.Duration, bool) {
 	return f.due[0] - f.now, true
 }
 
-func (f *fake) Step(elapsed time.Duration) error {
+func (f *fake) Step(elapsed temporal.Duration) error { return f.step(elapsed.Std()) }
+
+func (f *fake) step(elapsed time.Duration) error {
 	f.steps = append(f.steps, elapsed)
 	f.now += elapsed
 	for len(f.due) > 0 && f.due[0] <= f.now {
@@ -136,7 +144,7 @@ type slow struct {
 	cost time.Duration
 }
 
-func (s *slow) Step(elapsed time.Duration) error {
+func (s *slow) Step(elapsed temporal.Duration) error {
 	err := s.fake.Step(elapsed)
 	time.Sleep(s.cost)
 	return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/metronome-rt/metronome/runtime/internal/timerq"
 	"github.com/metronome-rt/metronome/runtime/wheel"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // Strategy says where a [Service] runs its due callbacks: [Inline] or
@@ -55,26 +56,6 @@ type ServiceOptions struct {
 // ErrServiceStopped is returned by Schedule on a stopped service.
 var ErrServiceStopped = errors.New("driver: Service.Schedule: the service is stopped")
 
-// OptionError reports a bad argument of NewService or Schedule, in Go
-// terms: "Service.Schedule: d: want a duration >= 0, got -1ns". The call
-// that returned it changed nothing.
-type OptionError struct {
-	Method string // "NewService" or "Service.Schedule"
-	Param  string // its parameter or option, e.g. "d" or "Strategy"
-	Want   string // what was expected
-	Got    any    // what was given
-	Err    error  // why Got was refused, when a check elsewhere said so
-}
-
-func (e *OptionError) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("%s: %s: %v", e.Method, e.Param, e.Err)
-	}
-	return fmt.Sprintf("%s: %s: want %s, got %v", e.Method, e.Param, e.Want, e.Got)
-}
-
-func (e *OptionError) Unwrap() error { return e.Err }
-
 // Service runs Go callbacks at real-time deadlines: an AfterFunc that any
 // goroutine may call, on a timer wheel, with one goroutine that sleeps
 // until the earliest deadline. See the package doc.
@@ -103,7 +84,7 @@ type Service struct {
 // Stop it to release them.
 func NewService(opts ServiceOptions) (*Service, error) {
 	if opts.Strategy.pool && opts.Strategy.workers < 1 {
-		return nil, &OptionError{Method: "NewService", Param: "Strategy", Want: "Inline() or Pool(n) with n >= 1", Got: opts.Strategy}
+		return nil, &temporal.OptionError{Method: "NewService", Param: "Strategy", Want: "Inline() or Pool(n) with n >= 1", Got: opts.Strategy}
 	}
 	geo := opts.Geometry
 	if geo.IsZero() {
@@ -111,7 +92,7 @@ func NewService(opts ServiceOptions) (*Service, error) {
 	}
 	var fe *wheel.FieldError
 	if err := geo.Check(); errors.As(err, &fe) {
-		return nil, &OptionError{Method: "NewService", Param: "Geometry." + fe.Field, Want: fe.Want, Got: fe.Got}
+		return nil, &temporal.OptionError{Method: "NewService", Param: "Geometry." + fe.Field, Want: fe.Want, Got: fe.Got}
 	}
 	g := timerq.Geometry{Tick: int64(geo.Tick), Slots: geo.Slots}
 	shards := opts.Shards
@@ -119,7 +100,7 @@ func NewService(opts ServiceOptions) (*Service, error) {
 		shards = min(2*runtime.GOMAXPROCS(0), 256)
 	}
 	if shards < 1 || shards > 256 {
-		return nil, &OptionError{Method: "NewService", Param: "Shards", Want: "0 (the default) or 1 to 256", Got: shards}
+		return nil, &temporal.OptionError{Method: "NewService", Param: "Shards", Want: "0 (the default) or 1 to 256", Got: shards}
 	}
 	q, err := timerq.NewSharded[func()](g, 0, shards)
 	if err != nil {
@@ -161,17 +142,17 @@ func (s *Service) now() int64 { return int64(time.Since(s.origin)) }
 // unless the returned Timer is stopped first. Safe from any goroutine,
 // callbacks included. It fails, changing nothing, for a nil f, a negative
 // d, a d whose deadline overflows, or a stopped service.
-func (s *Service) Schedule(d time.Duration, f func()) (Timer, error) {
+func (s *Service) Schedule(d temporal.Duration, f func()) (Timer, error) {
 	if f == nil {
-		return Timer{}, &OptionError{Method: "Service.Schedule", Param: "f", Want: "a function", Got: "nil"}
+		return Timer{}, &temporal.OptionError{Method: "Service.Schedule", Param: "f", Want: "a function", Got: "nil"}
 	}
 	if d < 0 {
-		return Timer{}, &OptionError{Method: "Service.Schedule", Param: "d", Want: "a duration >= 0", Got: d}
+		return Timer{}, &temporal.OptionError{Method: "Service.Schedule", Param: "d", Want: "a duration >= 0", Got: d}
 	}
 	now := s.now()
 	if int64(d) > math.MaxInt64-now {
-		return Timer{}, &OptionError{Method: "Service.Schedule", Param: "d",
-			Want: fmt.Sprintf("a duration <= %v (the service's clock ends at 2^63-1 ns)", time.Duration(math.MaxInt64-now)), Got: d}
+		return Timer{}, &temporal.OptionError{Method: "Service.Schedule", Param: "d",
+			Want: fmt.Sprintf("a duration <= %v (the service's clock ends at 2^63-1 ns)", temporal.Duration(math.MaxInt64-now)), Got: d}
 	}
 	when := now + int64(d)
 	h, err := s.q.Add(when, f)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/metronome-rt/metronome/runtime/driver"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // BenchmarkServiceScheduleStop schedules a callback an hour out and stops
@@ -36,11 +37,11 @@ func BenchmarkServiceScheduleStop(b *testing.B) {
 				}
 				defer s.Stop(context.Background())
 				for i := range 1000 {
-					s.Schedule(time.Hour+time.Duration(i), f)
+					s.Schedule(temporal.Hour+temporal.Duration(i), f)
 				}
 				runParts(b, g, func(n int) {
 					for i := range n {
-						t, _ := s.Schedule(time.Hour+time.Duration(i&1023)*time.Millisecond, f)
+						t, _ := s.Schedule(temporal.Hour+temporal.Duration(i&1023)*temporal.Millisecond, f)
 						t.Stop()
 					}
 				})
@@ -128,7 +129,7 @@ func BenchmarkLateness(b *testing.B) {
 					// Deadlines are start+off, whenever the loop gets here.
 					d := off - time.Since(start)
 					if s != nil {
-						if _, err := s.Schedule(max(d, 0), fire); err != nil {
+						if _, err := s.Schedule(temporal.Duration(max(d, 0)), fire); err != nil {
 							b.Fatal(err)
 						}
 					} else {

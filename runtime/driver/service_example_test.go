@@ -3,9 +3,9 @@ package driver_test
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/metronome-rt/metronome/runtime/driver"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 func ExampleService() {
@@ -16,15 +16,15 @@ func ExampleService() {
 	defer s.Stop(context.Background())
 
 	done := make(chan string)
-	later, _ := s.Schedule(time.Hour, func() { done <- "an hour later" })
+	later, _ := s.Schedule(temporal.Hour, func() { done <- "an hour later" })
 	s.Schedule(0, func() { done <- "at once" }) // d = 0: the loop's next turn
 	fmt.Println(<-done)
 	fmt.Println("stopped before it ran:", later.Stop())
 
-	_, err = s.Schedule(-time.Second, func() {})
+	_, err = s.Schedule(-temporal.Second, func() {})
 	fmt.Println(err)
 	// Output:
 	// at once
 	// stopped before it ran: true
-	// Service.Schedule: d: want a duration >= 0, got -1s
+	// Service.Schedule: d: want a duration >= 0, got -PT1S
 }

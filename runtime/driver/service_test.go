@@ -41,7 +41,7 @@ func stop(t *testing.T, s *driver.Service) {
 
 func mustSchedule(t *testing.T, s *driver.Service, d time.Duration, f func()) driver.Timer {
 	t.Helper()
-	tm, err := s.Schedule(d, f)
+	tm, err := s.Schedule(temporal.Duration(d), f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestServiceStop(t *testing.T) {
 		if err := s.Stop(ctx); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Stop with a callback still running = %v, want the deadline", err)
 		}
-		if _, err := s.Schedule(time.Second, note("late")); err != driver.ErrServiceStopped {
+		if _, err := s.Schedule(temporal.Second, note("late")); err != driver.ErrServiceStopped {
 			t.Fatalf("Schedule after Stop = %v, want ErrServiceStopped", err)
 		}
 		if pending.Stop() {
@@ -286,17 +286,17 @@ func TestServiceBadInputs(t *testing.T) {
 		mustSchedule(t, s, time.Hour, func() {})
 		time.Sleep(time.Second)
 		cases := []struct {
-			d    time.Duration
+			d    temporal.Duration
 			f    func()
 			want string
 		}{
-			{time.Second, nil, "Service.Schedule: f: want a function, got nil"},
-			{-time.Nanosecond, func() {}, "Service.Schedule: d: want a duration >= 0, got -1ns"},
-			{math.MaxInt64, func() {}, "Service.Schedule: d: want a duration <= 2562047h47m15.854775807s (the service's clock ends at 2^63-1 ns), got 2562047h47m16.854775807s"},
+			{temporal.Second, nil, "Service.Schedule: f: want a function, got nil"},
+			{-temporal.Nanosecond, func() {}, "Service.Schedule: d: want a duration >= 0, got -PT0.000000001S"},
+			{math.MaxInt64, func() {}, "Service.Schedule: d: want a duration <= PT2562047H47M15.854775807S (the service's clock ends at 2^63-1 ns), got PT2562047H47M16.854775807S"},
 		}
 		for _, c := range cases {
 			_, err := s.Schedule(c.d, c.f)
-			var oe *driver.OptionError
+			var oe *temporal.OptionError
 			if !errors.As(err, &oe) || err.Error() != c.want {
 				t.Errorf("Schedule(%v) error = %v, want an OptionError %q", c.d, err, c.want)
 			}
@@ -319,7 +319,7 @@ func TestServiceBadInputs(t *testing.T) {
 	}
 	for _, c := range bad {
 		_, err := driver.NewService(c.opts)
-		var oe *driver.OptionError
+		var oe *temporal.OptionError
 		if !errors.As(err, &oe) || err.Error() != c.want {
 			t.Errorf("NewService(%+v) error = %v, want an OptionError %q", c.opts, err, c.want)
 		}
@@ -495,7 +495,7 @@ func TestServiceStopRacesSchedule(t *testing.T) {
 					wg.Go(func() {
 						r := rand.New(rand.NewPCG(uint64(g), 5))
 						for range 200 {
-							_, err := s.Schedule(time.Duration(r.Int64N(int64(20*time.Millisecond))), func() {
+							_, err := s.Schedule(temporal.Duration(r.Int64N(int64(20*time.Millisecond))), func() {
 								if returned.Load() {
 									late.Add(1)
 								}

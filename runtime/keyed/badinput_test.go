@@ -6,12 +6,14 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
-	"time"
 
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
-// Each bad input is an *OptionError naming the method and the option, and
+// Each bad input is a *temporal.OptionError naming the method and the
+// option, and
 // registers nothing.
 func TestBadInputsRegisterNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -28,30 +30,32 @@ func TestBadInputsRegisterNothing(t *testing.T) {
 			{"negative interval", func(c *keyed.Config) { c.Interval = -ms }, "Interval"},
 			{"negative delay", func(c *keyed.Config) { c.Delay = -1 }, "Delay"},
 			{"nil callback", func(c *keyed.Config) { c.Callback = nil }, "Callback"},
-			{"unknown policy", func(c *keyed.Config) { c.Overrun.Policy = 3 }, "Overrun.Policy"},
-			{"negative max", func(c *keyed.Config) { c.Overrun = keyed.Overrun{Policy: keyed.CatchUpBounded, MaxCatchUpTicks: -1} }, "Overrun.MaxCatchUpTicks"},
+			{"unknown policy", func(c *keyed.Config) { c.Overrun.Policy = 3 }, "Overrun"},
+			{"negative max", func(c *keyed.Config) {
+				c.Overrun = cadence.Overrun{Policy: cadence.CatchUpBounded, MaxCatchUpTicks: -1}
+			}, "Overrun"},
 			{"max over MaxInt32", func(c *keyed.Config) {
-				c.Overrun = keyed.Overrun{Policy: keyed.CatchUpBounded, MaxCatchUpTicks: keyed.MaxCatchUpTicksLimit + 1}
-			}, "Overrun.MaxCatchUpTicks"},
+				c.Overrun = cadence.Overrun{Policy: cadence.CatchUpBounded, MaxCatchUpTicks: cadence.MaxCatchUpTicksLimit + 1}
+			}, "Overrun"},
 		} {
 			c := ok
 			c.Key = "k-" + tc.name
 			tc.edit(&c)
 			tm, err := h.s.Register(c)
-			var oe *keyed.OptionError
+			var oe *temporal.OptionError
 			if tm != nil || !errors.As(err, &oe) || oe.Method != "Register" || oe.Param != tc.param || !strings.Contains(err.Error(), "want") {
 				t.Errorf("%s: %v, %v", tc.name, tm, err)
 			}
 		}
 		// Ignored outside CatchUpBounded.
 		c := ok
-		c.Overrun = keyed.Overrun{Policy: keyed.DelayNextTick, MaxCatchUpTicks: -5}
+		c.Overrun = cadence.Overrun{Policy: cadence.DelayNextTick, MaxCatchUpTicks: -5}
 		if _, err := h.s.Register(c); err != nil {
 			t.Errorf("MaxCatchUpTicks outside CatchUpBounded: %v", err)
 		}
-		for _, d := range []time.Duration{0, -ms} {
+		for _, d := range []temporal.Duration{0, -ms} {
 			o, err := h.s.NewOwner(d)
-			var oe *keyed.OptionError
+			var oe *temporal.OptionError
 			if o != nil || !errors.As(err, &oe) || oe.Method != "NewOwner" || oe.Param != "lease" {
 				t.Errorf("lease %d: %v", d, err)
 			}
@@ -60,7 +64,7 @@ func TestBadInputsRegisterNothing(t *testing.T) {
 			t.Error("nil authority accepted")
 		}
 		for _, o := range []keyed.Options{{Workers: -1}, {Workers: keyed.MaxWorkers + 1}, {Capacity: -1}, {Capacity: 1 << 30}} {
-			var oe *keyed.OptionError
+			var oe *temporal.OptionError
 			if s, err := keyed.New(o); s != nil || !errors.As(err, &oe) || oe.Method != "New" {
 				t.Errorf("New(%+v): %v", o, err)
 			}

@@ -10,19 +10,20 @@ import (
 	"time"
 
 	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 const (
 	benchTimers = 20_000
 	benchPeriod = 100 * ms
-	benchSpan   = 60 * time.Second
+	benchSpan   = 60 * temporal.Second
 )
 
-// BenchmarkKeyedShared is seed section 4's scene through the shared
-// scheduler: 20,000 keyed timers at 100 ms for 60 s of a fake clock (12
-// million ticks) to no-op callbacks (the ticks are counted afterwards from
-// each timer's deliveries, so that no shared counter is part of the cost), the clock jumping to the next
-// deadline whenever nothing is in flight. phases=1 registers every timer
+// BenchmarkKeyedShared is the keyed scene through the shared scheduler:
+// 20,000 keyed timers at 100 ms for 60 s of a fake clock (12 million
+// ticks) to no-op callbacks (the ticks are counted afterwards from each
+// timer's deliveries, so that no shared counter is part of the cost), the
+// clock jumping to the next deadline whenever nothing is in flight. phases=1 registers every timer
 // at one instant (each wake-up a batch of 20,000); phases=100 spreads
 // them over 100 instants 1 ms apart (batches of 200). One op is the whole
 // scene; ticks/s is the throughput, cpu-ns/tick the CPU time all
@@ -62,7 +63,7 @@ func BenchmarkKeyedShared(b *testing.B) {
 				timers := make([]*keyed.Timer, benchTimers)
 				for i := range benchTimers {
 					if timers[i], err = s.Register(keyed.Config{Key: fmt.Sprint("t", i), Interval: benchPeriod,
-						Delay: benchPeriod + time.Duration(i%phases)*ms, Callback: fn}); err != nil {
+						Delay: benchPeriod + temporal.Duration(i%phases)*ms, Callback: fn}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -119,7 +120,7 @@ func memInUse() uint64 {
 // BenchmarkKeyedResources compares what 20,000 registered timers hold,
 // heap and goroutine stacks: the shared scheduler (one goroutine, one
 // queue entry each, a pool of GOMAXPROCS) beside the dedicated approach
-// of seed section 4 (a time.Ticker and a goroutine per timer).
+// (a time.Ticker and a goroutine per timer).
 func BenchmarkKeyedResources(b *testing.B) {
 	b.Run("shared", func(b *testing.B) {
 		var per, gs float64
@@ -127,7 +128,7 @@ func BenchmarkKeyedResources(b *testing.B) {
 			base, h0 := runtime.NumGoroutine(), memInUse()
 			s, _ := keyed.New(keyed.Options{})
 			for i := range benchTimers {
-				s.Register(keyed.Config{Key: fmt.Sprint("t", i), Interval: benchPeriod, Delay: time.Hour, Callback: func(keyed.Fire) {}})
+				s.Register(keyed.Config{Key: fmt.Sprint("t", i), Interval: benchPeriod, Delay: temporal.Hour, Callback: func(keyed.Fire) {}})
 			}
 			per = float64(memInUse()-h0) / benchTimers
 			gs = float64(runtime.NumGoroutine() - base)
@@ -145,7 +146,7 @@ func BenchmarkKeyedResources(b *testing.B) {
 			started := make(chan struct{}, benchTimers)
 			for range benchTimers {
 				wg.Go(func() {
-					tk := time.NewTicker(benchPeriod)
+					tk := time.NewTicker(benchPeriod.Std())
 					defer tk.Stop()
 					started <- struct{}{}
 					for {

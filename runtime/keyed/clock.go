@@ -1,54 +1,77 @@
 package keyed
 
-import "time"
+import (
+	"time"
 
-// Clock is the monotonic time the scheduler and its owners' leases read,
-// in int64 nanoseconds from an origin of the clock's choosing. The
-// scheduler goroutine sleeps on the clock's Alarm, so a fake clock moves
-// the whole scheduler, suspensions included.
-type Clock interface {
-	// Now returns the current time. It never decreases, and it is called
-	// from the scheduler goroutine and from the workers.
-	Now() int64
-	// NewAlarm returns an unset alarm. The scheduler takes one.
-	NewAlarm() Alarm
-}
+	"github.com/metronome-rt/metronome/temporal"
+)
 
-// Alarm is a one-shot wake-up on a Clock, like a time.Timer.
+// Alarm is a one-shot wake-up on a clock, like a time.Timer. A clock that
+// also has a NewAlarm() Alarm method (SystemClock's, a test's fake clock)
+// is what the scheduler sleeps on, so a fake clock moves the whole
+// scheduler, suspensions included.
 type Alarm interface {
 	// C delivers a value once the clock reached the instant of the last Set.
 	C() <-chan time.Time
 	// Set arms the alarm for at, replacing any earlier setting and
 	// discarding a value not yet received. An at not after Now fires at
 	// once.
-	Set(at int64)
+	Set(at temporal.Instant)
 	// Stop disarms the alarm.
 	Stop()
 }
 
-// SystemClock returns the clock of the time package: Now is the monotonic
-// time since the call, Alarm a time.Timer. Inside a testing/synctest
-// bubble it is the bubble's fake clock.
-func SystemClock() Clock { return sysClock{time.Now()} }
-
-type sysClock struct{ base time.Time }
-
-func (c sysClock) Now() int64 { return int64(time.Since(c.base)) }
-
-func (c sysClock) NewAlarm() Alarm {
-	t := time.NewTimer(time.Hour)
-	t.Stop()
-	return &sysAlarm{c, t}
+// alarmClock is a clock with its own alarms.
+type alarmClock interface {
+	NewAlarm() Alarm
 }
 
-type sysAlarm struct {
-	c sysClock
+// SystemClock returns the time package's monotonic clock: Now is the wall
+// time of the call plus the monotonic time since, so it never goes back
+// when the wall clock is set, and its alarms are time.Timers. Inside a
+// testing/synctest bubble it is the bubble's fake clock.
+func SystemClock() temporal.Clock {
+	b := time.Now()
+	return sysClock{b, b.UnixNano()}
+}
+
+type sysClock struct {
+	base time.Time
+	ns   int64 // base's wall time
+}
+
+func (c sysClock) Now() temporal.Instant {
+	return temporal.FromUnixNano(c.ns + int64(time.Since(c.base)))
+}
+
+func (c sysClock) NewAlarm() Alarm { return newTimeAlarm(c) }
+
+// timeAlarm is an Alarm on a time.Timer, for any clock that moves as the
+// time package's does.
+type timeAlarm struct {
+	c temporal.Clock
 	t *time.Timer
 }
 
-func (a *sysAlarm) C() <-chan time.Time { return a.t.C }
+func newTimeAlarm(c temporal.Clock) *timeAlarm {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &timeAlarm{c, t}
+}
+
+func (a *timeAlarm) C() <-chan time.Time { return a.t.C }
 
 // Set relies on Go 1.23 timers: Reset discards a value not yet received.
-func (a *sysAlarm) Set(at int64) { a.t.Reset(time.Duration(at - a.c.Now())) }
+func (a *timeAlarm) Set(at temporal.Instant) {
+	a.t.Reset(time.Duration(at.UnixNano() - a.c.Now().UnixNano()))
+}
 
-func (a *sysAlarm) Stop() { a.t.Stop() }
+func (a *timeAlarm) Stop() { a.t.Stop() }
+
+// newAlarm returns c's own alarm, or a time.Timer measured on c.
+func newAlarm(c temporal.Clock) Alarm {
+	if ac, ok := c.(alarmClock); ok {
+		return ac.NewAlarm()
+	}
+	return newTimeAlarm(c)
+}

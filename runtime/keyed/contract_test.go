@@ -1,7 +1,6 @@
 package keyed_test
 
-// One test per verification item of seed 001, section 8, on real
-// goroutines: a fake clock inside a synctest bubble, so every step is
+// One test per rule of the package doc, on real goroutines: a fake clock inside a synctest bubble, so every step is
 // deterministic and nothing sleeps.
 
 import (
@@ -10,9 +9,10 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
-	"time"
 
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // Re-registering the same key means an already-pending tick from an
@@ -41,7 +41,7 @@ func TestContractReRegisterDropsPendingTick(t *testing.T) {
 			}
 		}
 		// Generation 2 counts from its registration at 10ms: 20 and 30.
-		if want := []keyed.Tick{{DeliveryIndex: 1, ScheduledIndex: 1, SkippedTicks: 0}, {DeliveryIndex: 2, ScheduledIndex: 2, SkippedTicks: 0}}; !slices.Equal(ticks(got), want) || t2.Generation() != 2 {
+		if want := []cadence.Tick{{DeliveryIndex: 1, ScheduledIndex: 1, SkippedTicks: 0}, {DeliveryIndex: 2, ScheduledIndex: 2, SkippedTicks: 0}}; !slices.Equal(ticks(got), want) || t2.Generation() != 2 {
 			t.Fatalf("got %v, want %v", ticks(got), want)
 		}
 	})
@@ -166,7 +166,7 @@ func TestContractNeverConcurrent(t *testing.T) {
 // checkTicks checks section 1's invariants over one generation's fires.
 func checkTicks(t *testing.T, fs []fired) {
 	t.Helper()
-	var prev keyed.Tick
+	var prev cadence.Tick
 	for _, f := range fs {
 		tk := f.Tick
 		if tk.DeliveryIndex != prev.DeliveryIndex+1 {
@@ -189,8 +189,8 @@ func tickRun(t *testing.T, check func(*testing.T, []fired)) {
 		h := newHarness(t, keyed.Options{}, keyed.Hooks{})
 		r := newRecorder(h.clk)
 		keys := []string{"skip", "catch", "delay"}
-		for i, p := range []keyed.Policy{keyed.SkipLateTicks, keyed.CatchUpBounded, keyed.DelayNextTick} {
-			register(t, h.s, keyed.Config{Key: keys[i], Interval: 10 * ms, Overrun: keyed.Overrun{Policy: p, MaxCatchUpTicks: 3}, Callback: r.callback})
+		for i, p := range []cadence.Policy{cadence.SkipLateTicks, cadence.CatchUpBounded, cadence.DelayNextTick} {
+			register(t, h.s, keyed.Config{Key: keys[i], Interval: 10 * ms, Overrun: cadence.Overrun{Policy: p, MaxCatchUpTicks: 3}, Callback: r.callback})
 		}
 		for round := range 12 {
 			switch round % 3 {
@@ -201,12 +201,12 @@ func tickRun(t *testing.T, check func(*testing.T, []fired)) {
 				for _, k := range keys {
 					rel = append(rel, r.hold(k))
 				}
-				h.advance(time.Duration(round*7) * ms)
+				h.advance(temporal.Duration(round*7) * ms)
 				for _, f := range rel {
 					f()
 				}
 			case 2:
-				h.jump(time.Duration(round*11) * ms)
+				h.jump(temporal.Duration(round*11) * ms)
 			}
 		}
 		h.advance(30 * ms)
@@ -274,12 +274,12 @@ func TestContractSkipLateTicksDeliversTheLatest(t *testing.T) {
 		release()
 		h.advance(3 * ms) // to 40
 		got := r.take()
-		want := []fired{{keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 1, ScheduledIndex: 1, SkippedTicks: 0}}, 10 * ms}, {keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 2, ScheduledIndex: 3, SkippedTicks: 1}}, 37 * ms}, {keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 3, ScheduledIndex: 4, SkippedTicks: 0}}, 40 * ms}}
+		want := []fired{{keyed.Fire{Tick: cadence.Tick{DeliveryIndex: 1, ScheduledIndex: 1, SkippedTicks: 0}}, 10 * ms}, {keyed.Fire{Tick: cadence.Tick{DeliveryIndex: 2, ScheduledIndex: 3, SkippedTicks: 1}}, 37 * ms}, {keyed.Fire{Tick: cadence.Tick{DeliveryIndex: 3, ScheduledIndex: 4, SkippedTicks: 0}}, 40 * ms}}
 		if !sameTimes(got, want) {
 			t.Fatalf("got %v, want %v", got, want)
 		}
 		h.jump(55 * ms) // suspended until 95: one tick, the 9th
-		if got := r.take(); !sameTimes(got, []fired{{keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 4, ScheduledIndex: 9, SkippedTicks: 4}}, 95 * ms}}) {
+		if got := r.take(); !sameTimes(got, []fired{{keyed.Fire{Tick: cadence.Tick{DeliveryIndex: 4, ScheduledIndex: 9, SkippedTicks: 4}}, 95 * ms}}) {
 			t.Fatalf("after the jump: %v", got)
 		}
 	})
@@ -291,12 +291,12 @@ func TestContractCatchUpBoundedDeliversAtMostMax(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, keyed.Options{}, keyed.Hooks{})
 		r := newRecorder(h.clk)
-		register(t, h.s, keyed.Config{Key: "k", Interval: 10 * ms, Overrun: keyed.Overrun{Policy: keyed.CatchUpBounded, MaxCatchUpTicks: 2}, Callback: r.callback})
+		register(t, h.s, keyed.Config{Key: "k", Interval: 10 * ms, Overrun: cadence.Overrun{Policy: cadence.CatchUpBounded, MaxCatchUpTicks: 2}, Callback: r.callback})
 		h.advance(10 * ms)
 		h.jump(45 * ms) // to 55: ticks 2..5 due; 4 and 5 are delivered
 		h.advance(5 * ms)
 		got := r.take()
-		want := []fired{{keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 1, ScheduledIndex: 1, SkippedTicks: 0}}, 10 * ms}, {keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 2, ScheduledIndex: 4, SkippedTicks: 2}}, 55 * ms}, {keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 3, ScheduledIndex: 5, SkippedTicks: 0}}, 55 * ms}, {keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 4, ScheduledIndex: 6, SkippedTicks: 0}}, 60 * ms}}
+		want := []fired{{keyed.Fire{Tick: cadence.Tick{DeliveryIndex: 1, ScheduledIndex: 1, SkippedTicks: 0}}, 10 * ms}, {keyed.Fire{Tick: cadence.Tick{DeliveryIndex: 2, ScheduledIndex: 4, SkippedTicks: 2}}, 55 * ms}, {keyed.Fire{Tick: cadence.Tick{DeliveryIndex: 3, ScheduledIndex: 5, SkippedTicks: 0}}, 55 * ms}, {keyed.Fire{Tick: cadence.Tick{DeliveryIndex: 4, ScheduledIndex: 6, SkippedTicks: 0}}, 60 * ms}}
 		if !sameTimes(got, want) {
 			t.Fatalf("got %v, want %v", got, want)
 		}
@@ -309,14 +309,14 @@ func TestContractDelayNextTickCountsFromTheHandlersEnd(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, keyed.Options{}, keyed.Hooks{})
 		r := newRecorder(h.clk)
-		register(t, h.s, keyed.Config{Key: "k", Interval: 10 * ms, Overrun: keyed.Overrun{Policy: keyed.DelayNextTick}, Callback: r.callback})
+		register(t, h.s, keyed.Config{Key: "k", Interval: 10 * ms, Overrun: cadence.Overrun{Policy: cadence.DelayNextTick}, Callback: r.callback})
 		release := r.hold("k")
 		h.advance(10 * ms) // runs from 10 to 27
 		h.advance(17 * ms)
 		release()
 		h.advance(19 * ms) // to 46: one more at 37, the next due at 47
 		got := r.take()
-		want := []fired{{keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 1, ScheduledIndex: 1, SkippedTicks: 0}}, 10 * ms}, {keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 2, ScheduledIndex: 3, SkippedTicks: 1}}, 37 * ms}}
+		want := []fired{{keyed.Fire{Tick: cadence.Tick{DeliveryIndex: 1, ScheduledIndex: 1, SkippedTicks: 0}}, 10 * ms}, {keyed.Fire{Tick: cadence.Tick{DeliveryIndex: 2, ScheduledIndex: 3, SkippedTicks: 1}}, 37 * ms}}
 		if !sameTimes(got, want) {
 			t.Fatalf("got %v, want %v", got, want)
 		}
@@ -334,7 +334,7 @@ func TestContractExpiredLeaseStartsNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		register(t, o, keyed.Config{Key: "k", Interval: 10 * ms, Overrun: keyed.Overrun{Policy: keyed.CatchUpBounded, MaxCatchUpTicks: 100}, Callback: r.callback})
+		register(t, o, keyed.Config{Key: "k", Interval: 10 * ms, Overrun: cadence.Overrun{Policy: cadence.CatchUpBounded, MaxCatchUpTicks: 100}, Callback: r.callback})
 		h.advance(45 * ms)
 		if n := len(r.take()); n != 4 {
 			t.Fatalf("%d ticks before the deadline, want 4", n)
@@ -349,7 +349,7 @@ func TestContractExpiredLeaseStartsNothing(t *testing.T) {
 		}
 		h.advance(15 * ms) // renewed at 300: ticks at 300 and 310, not a burst
 		got := r.take()
-		want := []fired{{keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 5, ScheduledIndex: 30, SkippedTicks: 25}}, 300 * ms}, {keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 6, ScheduledIndex: 31, SkippedTicks: 0}}, 310 * ms}}
+		want := []fired{{keyed.Fire{Tick: cadence.Tick{DeliveryIndex: 5, ScheduledIndex: 30, SkippedTicks: 25}}, 300 * ms}, {keyed.Fire{Tick: cadence.Tick{DeliveryIndex: 6, ScheduledIndex: 31, SkippedTicks: 0}}, 310 * ms}}
 		if !sameTimes(got, want) {
 			t.Fatalf("after renewal: got %v, want %v", got, want)
 		}

@@ -3,9 +3,10 @@
 // information, overrun policies, owner leases and an execution gate, all
 // run by one shared scheduler in real time.
 //
-// Cadence is the tick arithmetic every keyed timer shares, in real time
-// here and in virtual time in the Lua layer (on runtime/sched). Scheduler
-// is the real-time runner.
+// The rules every keyed timer keeps (the tick grid, the overrun policies,
+// the tick indices, lease and fence checks) are package cadence's, which
+// the keyed timers in virtual time (runtime/sched) share. Scheduler is the
+// real-time runner: Go callbacks on a worker pool.
 //
 // # Resources
 //
@@ -52,8 +53,8 @@
 //
 // # Ticks
 //
-// A callback receives a Fire: its Tick, Key, Generation and the Fence it
-// runs under. DeliveryIndex counts the callbacks started in the generation
+// A callback receives a Fire: its cadence.Tick, Key, Generation and the
+// Fence it runs under. DeliveryIndex counts the callbacks started in the generation
 // from 1; ScheduledIndex is the nominal tick (the first due after Delay is
 // 1, then one per Interval), never decreasing and at least DeliveryIndex;
 // SkippedTicks is the nominal ticks since the previous delivery that got
@@ -64,8 +65,9 @@
 //
 // # Overrun policies
 //
-// With handlers that finish in time every policy delivers every nominal
-// tick. When a handler overran or the process was suspended:
+// Config.Overrun is a cadence.Overrun. With handlers that finish in time
+// every policy delivers every nominal tick. When a handler overran or the
+// process was suspended:
 //
 //	period 10ms, first due at 10ms, host stalled until 35ms:
 //	SkipLateTicks   once at 35 (scheduled index 3, skipped 2), then 40, 50, ...
@@ -82,10 +84,11 @@
 //
 // # Owners and leases
 //
-// An Owner scopes keys and holds the Authority its timers tick under.
+// An Owner scopes keys and holds the cadence.Authority its timers tick
+// under.
 // Scheduler.Register uses the scheduler's own owner, which never expires.
 // NewOwner(d) holds a local lease: its deadline is the last renewal + d on
-// the scheduler's Clock, and Transfer starts a new authority with a new
+// the scheduler's clock, and Transfer starts a new authority with a new
 // fence. NewOwnerAuthority takes any Authority, such as a lease held in a
 // distributed store (etcd: fence = the ownership key's create revision,
 // deadline = last keep-alive send time + TTL on the monotonic clock),
@@ -152,18 +155,17 @@
 //
 // # Time
 //
-// Times are int64 nanoseconds on Options.Clock, default SystemClock (the
-// time package's monotonic clock; inside a testing/synctest bubble its
-// fake one). The scheduler sleeps on the clock's Alarm, one alarm reset to
-// the earliest deadline, and wakes on it or on a channel that
-// registrations, renewals and returning workers signal: nothing polls, and
-// an idle scheduler costs nothing. A clock that jumps, as a suspended
-// process sees time, gives one late wake-up, and the policies and leases
-// above decide what it delivers. This is runtime/driver.Run's loop; the
-// scheduler does not call Run because Run reads the time package itself,
-// and the lease contract needs the clock injected: a fake clock has to
-// jump past a deadline without the scheduler waking on the way, and an
-// etcd authority's deadline must be on the scheduler's clock.
+// Times are read from Options.Clock, a temporal.Clock, default SystemClock
+// (the time package's monotonic clock; inside a testing/synctest bubble its
+// fake one); durations are temporal.Durations. The scheduler sleeps on one
+// Alarm of the clock reset to the earliest deadline, and wakes on it or on
+// a channel that registrations, renewals and returning workers signal:
+// nothing polls, and an idle scheduler costs nothing. A clock that jumps,
+// as a suspended process sees time, gives one late wake-up, and the
+// policies and leases above decide what it delivers. The clock is injected
+// rather than read from the time package so that a fake clock can jump past
+// a deadline without the scheduler waking on the way, and an etcd
+// authority's deadline is on the scheduler's clock.
 //
 // # Concurrency
 //

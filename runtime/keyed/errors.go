@@ -1,9 +1,6 @@
 package keyed
 
-import (
-	"errors"
-	"fmt"
-)
+import "errors"
 
 var (
 	// ErrClosed is returned, wrapped in a *CallError, by Register and
@@ -16,19 +13,6 @@ var (
 	// authority renews itself and calls Owner.Refresh.
 	ErrNotLocal = errors.New("owner's authority is not a local lease")
 )
-
-// OptionError reports a bad argument, in Go terms: "Register: Interval:
-// want a duration > 0, got 0s". The call that returned it changed nothing.
-type OptionError struct {
-	Method string // the method, e.g. "Register"
-	Param  string // its parameter or option, e.g. "Interval"
-	Want   string // what was expected
-	Got    any    // what was given
-}
-
-func (e *OptionError) Error() string {
-	return fmt.Sprintf("%s: %s: want %s, got %v", e.Method, e.Param, e.Want, e.Got)
-}
 
 // CallError is an error that is not about one argument (ErrClosed,
 // ErrNotLocal), with the method that returned it.

@@ -2,9 +2,9 @@ package keyed_test
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // A spot owns a "regen" timer under a local lease; the third tick cancels
@@ -15,13 +15,13 @@ func Example() {
 		panic(err)
 	}
 	defer s.Close()
-	spot, _ := s.NewOwner(time.Minute)
+	spot, _ := s.NewOwner(temporal.Minute)
 
 	third := make(chan *keyed.Completion)
 	self := make(chan *keyed.Timer, 1) // the callback's own handle
 	tm, err := spot.Register(keyed.Config{
 		Key:      "regen",
-		Interval: time.Millisecond,
+		Interval: temporal.Millisecond,
 		Callback: func(f keyed.Fire) {
 			fmt.Printf("%s gen %d: delivery %d\n", f.Key, f.Generation, f.DeliveryIndex)
 			if f.DeliveryIndex == 3 {

@@ -13,9 +13,6 @@ func NewWithHooks(opts Options, h Hooks) (*Scheduler, error) {
 	return newScheduler(opts, hooks{h.Idle, h.BeforeStart, h.OnBatch, h.EarlyMin})
 }
 
-// OwnerAuthority returns o's authority.
-func OwnerAuthority(o *Owner) Authority { return o.auth }
-
 // Delivered returns the number of ticks t delivered.
 func Delivered(t *Timer) int64 {
 	t.s.mu.Lock()

@@ -6,9 +6,10 @@ import (
 	"time"
 
 	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
-// fakeClock is a keyed.Clock that moves only when told. Advance moves it in
+// fakeClock is a clock with alarms that moves only when told. Advance moves it in
 // one jump, as a suspended process sees time: the alarm fires once, late.
 type fakeClock struct {
 	mu     sync.Mutex
@@ -23,7 +24,10 @@ type fakeAlarm struct {
 	set bool
 }
 
-func (c *fakeClock) Now() int64 { return c.now.Load() }
+func (c *fakeClock) Now() temporal.Instant { return temporal.FromUnixNano(c.now.Load()) }
+
+// ns is Now in nanoseconds.
+func (c *fakeClock) ns() int64 { return c.now.Load() }
 
 func (c *fakeClock) NewAlarm() keyed.Alarm {
 	c.mu.Lock()
@@ -35,7 +39,8 @@ func (c *fakeClock) NewAlarm() keyed.Alarm {
 
 func (a *fakeAlarm) C() <-chan time.Time { return a.ch }
 
-func (a *fakeAlarm) Set(at int64) {
+func (a *fakeAlarm) Set(t temporal.Instant) {
+	at := t.UnixNano()
 	a.c.mu.Lock()
 	defer a.c.mu.Unlock()
 	select {
@@ -64,7 +69,7 @@ func (a *fakeAlarm) fire() {
 }
 
 // Advance moves the clock by d at once and fires the alarms that came due.
-func (c *fakeClock) Advance(d time.Duration) { c.Set(c.Now() + int64(d)) }
+func (c *fakeClock) Advance(d temporal.Duration) { c.Set(c.ns() + int64(d)) }
 
 // Set moves the clock to at (never back) and fires the alarms due.
 func (c *fakeClock) Set(at int64) {

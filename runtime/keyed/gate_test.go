@@ -5,6 +5,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/keyed"
 )
 
@@ -65,7 +66,7 @@ func TestGateRefusedTickIsRetained(t *testing.T) {
 		h.s.Retry()
 		synctest.Wait()
 		got := r.take()
-		if !sameTimes(got, []fired{{keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 1, ScheduledIndex: 1, SkippedTicks: 0}}, 150 * ms}}) {
+		if !sameTimes(got, []fired{{keyed.Fire{Tick: cadence.Tick{DeliveryIndex: 1, ScheduledIndex: 1, SkippedTicks: 0}}, 150 * ms}}) {
 			t.Fatalf("after the gate opened: %v", got)
 		}
 		// Retried at a wake-up that is not a Retry: another timer's tick.
@@ -77,7 +78,7 @@ func TestGateRefusedTickIsRetained(t *testing.T) {
 		}})
 		h.advance(70 * ms) // k refused at 200; "other"'s second tick opens the gate at 210
 		held, refused, released := g.counts()
-		if got := r.take(); !sameTimes(got, []fired{{keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 2, ScheduledIndex: 2, SkippedTicks: 0}}, 210 * ms}}) || held != 0 || refused < 2 || released < 3 {
+		if got := r.take(); !sameTimes(got, []fired{{keyed.Fire{Tick: cadence.Tick{DeliveryIndex: 2, ScheduledIndex: 2, SkippedTicks: 0}}, 210 * ms}}) || held != 0 || refused < 2 || released < 3 {
 			t.Fatalf("retained tick: %v, gate %d %d %d", got, held, refused, released)
 		}
 	})

@@ -4,12 +4,13 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
-	"time"
 
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
-const ms = time.Millisecond
+const ms = temporal.Millisecond
 
 // harness runs a scheduler on a fake clock inside a synctest bubble:
 // synctest.Wait returns once the scheduler and its workers are blocked, so
@@ -41,8 +42,8 @@ func newHarness(t *testing.T, opts keyed.Options, h keyed.Hooks) *harness {
 
 // advance moves the clock by d, stopping at every alarm on the way, as a
 // process that is never suspended sees time.
-func (h *harness) advance(d time.Duration) {
-	target := h.clk.Now() + int64(d)
+func (h *harness) advance(d temporal.Duration) {
+	target := h.clk.ns() + int64(d)
 	for {
 		synctest.Wait()
 		at, ok := h.clk.NextAlarm()
@@ -56,7 +57,7 @@ func (h *harness) advance(d time.Duration) {
 }
 
 // jump moves the clock by d in one step, as a suspended process sees it.
-func (h *harness) jump(d time.Duration) {
+func (h *harness) jump(d temporal.Duration) {
 	synctest.Wait()
 	h.clk.Advance(d)
 	synctest.Wait()
@@ -65,7 +66,7 @@ func (h *harness) jump(d time.Duration) {
 // fired is one callback as a recorder saw it.
 type fired struct {
 	keyed.Fire
-	at time.Duration // clock when it started
+	at temporal.Duration // clock when it started
 }
 
 // recorder records callbacks; hold makes the next callbacks of a key block
@@ -86,7 +87,7 @@ func newRecorder(clk *fakeClock) *recorder {
 
 func (r *recorder) callback(f keyed.Fire) {
 	r.mu.Lock()
-	r.fires = append(r.fires, fired{f, time.Duration(r.clk.Now())})
+	r.fires = append(r.fires, fired{f, temporal.Duration(r.clk.ns())})
 	r.running[f.Key]++
 	r.gen[f.Key] = f.Generation
 	if r.running[f.Key] > 1 {
@@ -138,8 +139,8 @@ func (r *recorder) runs(key string, gen uint64) bool {
 }
 
 // ticks is the ticks of fs, for comparing.
-func ticks(fs []fired) []keyed.Tick {
-	var ts []keyed.Tick
+func ticks(fs []fired) []cadence.Tick {
+	var ts []cadence.Tick
 	for _, f := range fs {
 		ts = append(ts, f.Tick)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/keyed"
 )
 
@@ -31,7 +32,7 @@ func TestLeaseCheckedAgainAtStart(t *testing.T) {
 			t.Fatal(err)
 		}
 		h.advance(20 * ms)
-		if got := r.take(); !sameTimes(got, []fired{{keyed.Fire{Tick: keyed.Tick{DeliveryIndex: 1, ScheduledIndex: 4, SkippedTicks: 3}}, 160 * ms}}) {
+		if got := r.take(); !sameTimes(got, []fired{{keyed.Fire{Tick: cadence.Tick{DeliveryIndex: 1, ScheduledIndex: 4, SkippedTicks: 3}}, 160 * ms}}) {
 			t.Fatalf("after renewal: %v", got)
 		}
 	})
@@ -63,7 +64,7 @@ func TestLeaseTransferDropsTicksOfTheOldAuthority(t *testing.T) {
 		close(resume)
 		h.advance(15 * ms) // to 25
 		got := r.take()
-		if len(got) != 1 || got[0].Fence == old || got[0].at != 20*ms || got[0].Tick != (keyed.Tick{DeliveryIndex: 1, ScheduledIndex: 2, SkippedTicks: 1}) {
+		if len(got) != 1 || got[0].Fence == old || got[0].at != 20*ms || got[0].Tick != (cadence.Tick{DeliveryIndex: 1, ScheduledIndex: 2, SkippedTicks: 1}) {
 			t.Fatalf("old fence %d, got %v", old, got)
 		}
 	})
@@ -74,7 +75,7 @@ const time100s = 100_000 * ms
 func firstFence(t *testing.T, o *keyed.Owner) uint64 {
 	t.Helper()
 	var f uint64
-	a := keyed.OwnerAuthority(o)
+	a := o.Authority()
 	l, _ := a.Lease()
 	f = l.Fence
 	return f
@@ -84,19 +85,19 @@ func firstFence(t *testing.T, o *keyed.Owner) uint64 {
 // answer and calls Refresh, as a keep-alive loop would.
 type extAuthority struct {
 	mu    sync.Mutex
-	l     keyed.Lease
+	l     cadence.Lease
 	held  bool
 	reads atomic.Int64
 }
 
-func (a *extAuthority) Lease() (keyed.Lease, bool) {
+func (a *extAuthority) Lease() (cadence.Lease, bool) {
 	a.reads.Add(1)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.l, a.held
 }
 
-func (a *extAuthority) set(l keyed.Lease, held bool) {
+func (a *extAuthority) set(l cadence.Lease, held bool) {
 	a.mu.Lock()
 	a.l, a.held = l, held
 	a.mu.Unlock()
@@ -109,7 +110,7 @@ func TestLeaseExternalAuthority(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, keyed.Options{}, keyed.Hooks{})
 		r := newRecorder(h.clk)
-		a := &extAuthority{l: keyed.Lease{Fence: 7, Deadline: int64(35 * ms)}, held: true}
+		a := &extAuthority{l: cadence.Lease{Fence: 7, Deadline: int64(35 * ms)}, held: true}
 		o, err := h.s.NewOwnerAuthority(a)
 		if err != nil {
 			t.Fatal(err)
@@ -120,17 +121,17 @@ func TestLeaseExternalAuthority(t *testing.T) {
 		if len(got) != 3 || got[2].Fence != 7 || a.reads.Load() < 6 {
 			t.Fatalf("got %v, %d reads", got, a.reads.Load())
 		}
-		a.set(keyed.Lease{Fence: 9, Deadline: int64(200 * ms)}, true)
+		a.set(cadence.Lease{Fence: 9, Deadline: int64(200 * ms)}, true)
 		o.Refresh()
 		h.advance(25 * ms) // taken over at 100: the tick due then was the old authority's
 		got = r.take()
-		if len(got) != 2 || got[0].Fence != 9 || got[0].Tick != (keyed.Tick{DeliveryIndex: 4, ScheduledIndex: 11, SkippedTicks: 7}) || got[0].at != 110*ms {
+		if len(got) != 2 || got[0].Fence != 9 || got[0].Tick != (cadence.Tick{DeliveryIndex: 4, ScheduledIndex: 11, SkippedTicks: 7}) || got[0].at != 110*ms {
 			t.Fatalf("after takeover: %v", got)
 		}
 		if err := o.Renew(); !errors.Is(err, keyed.ErrNotLocal) {
 			t.Fatalf("Renew on an external authority: %v", err)
 		}
-		a.set(keyed.Lease{Fence: 9, Deadline: int64(200 * ms)}, false) // a standby now
+		a.set(cadence.Lease{Fence: 9, Deadline: int64(200 * ms)}, false) // a standby now
 		h.advance(50 * ms)
 		if got := r.take(); len(got) != 0 {
 			t.Fatalf("ticks while standby: %v", got)

@@ -3,11 +3,12 @@ package keyed_test
 import (
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"pgregory.net/rapid"
 
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // mTimer is the reference model's view of one live generation.
@@ -16,9 +17,9 @@ type mTimer struct {
 	gen      uint64
 	first    int64 // nominal tick 1
 	interval int64
-	policy   keyed.Policy
-	last     keyed.Tick // the last delivery
-	from     int64      // ticks due before this were dropped by a resume
+	policy   cadence.Policy
+	last     cadence.Tick // the last delivery
+	from     int64        // ticks due before this were dropped by a resume
 }
 
 // nextDue is when the first tick the timer still owes is due.
@@ -69,8 +70,8 @@ func testModel(t *testing.T, hooks keyed.Hooks) {
 			}
 			h := &harness{clk: clk, s: s}
 			r := newRecorder(clk)
-			leased, _ := s.NewOwner(time.Duration(rapid.Int64Range(5, 40).Draw(rt, "lease")) * ms)
-			l, _ := keyed.OwnerAuthority(leased).Lease()
+			leased, _ := s.NewOwner(temporal.Duration(rapid.Int64Range(5, 40).Draw(rt, "lease")) * ms)
+			l, _ := leased.Authority().Lease()
 			owners := []*mOwner{{}, {o: leased, lease: int64(l.Deadline), deadline: l.Deadline, fence: l.Fence}}
 			keys := []string{"d-a", "d-b", "o-a", "o-b"}
 			owner := func(k string) *mOwner { return owners[map[byte]int{'d': 0, 'o': 1}[k[0]]] }
@@ -88,7 +89,7 @@ func testModel(t *testing.T, hooks keyed.Hooks) {
 
 			check := func() {
 				steps++
-				now := clk.Now()
+				now := clk.ns()
 				if !owners[1].valid(now) {
 					lapsed++
 				}
@@ -100,14 +101,14 @@ func testModel(t *testing.T, hooks keyed.Hooks) {
 					}
 					o := owner(f.Key)
 					if o.o != nil && (int64(f.at) >= o.deadline || f.Fence != o.fence) {
-						rt.Fatalf("%s ran at %v under fence %d; deadline %v fence %d", f.Key, f.at, f.Fence, time.Duration(o.deadline), o.fence)
+						rt.Fatalf("%s ran at %v under fence %d; deadline %v fence %d", f.Key, f.at, f.Fence, temporal.Duration(o.deadline), o.fence)
 					}
 					tk, prev := f.Tick, m.last
 					if tk.DeliveryIndex != prev.DeliveryIndex+1 || tk.ScheduledIndex <= prev.ScheduledIndex ||
 						tk.ScheduledIndex < tk.DeliveryIndex || tk.SkippedTicks != tk.ScheduledIndex-prev.ScheduledIndex-1 {
 						rt.Fatalf("%s: tick %+v after %+v", f.Key, tk, prev)
 					}
-					if m.policy != keyed.DelayNextTick && m.first+(tk.ScheduledIndex-1)*m.interval > int64(f.at) {
+					if m.policy != cadence.DelayNextTick && m.first+(tk.ScheduledIndex-1)*m.interval > int64(f.at) {
 						rt.Fatalf("%s: tick %+v at %v is early", f.Key, tk, f.at)
 					}
 					m.last = tk
@@ -123,11 +124,11 @@ func testModel(t *testing.T, hooks keyed.Hooks) {
 					return // every worker is in a handler: due ticks wait for one
 				}
 				for k, m := range live {
-					if m.policy == keyed.DelayNextTick || holds[k] != nil || r.busy(k) > 0 || !owner(k).valid(now) {
+					if m.policy == cadence.DelayNextTick || holds[k] != nil || r.busy(k) > 0 || !owner(k).valid(now) {
 						continue
 					}
 					if due := m.nextDue(); due <= now {
-						rt.Fatalf("%s: tick due at %v not delivered at %v (last %+v)", k, time.Duration(due), time.Duration(now), m.last)
+						rt.Fatalf("%s: tick due at %v not delivered at %v (last %+v)", k, temporal.Duration(due), temporal.Duration(now), m.last)
 					}
 				}
 			}
@@ -136,9 +137,9 @@ func testModel(t *testing.T, hooks keyed.Hooks) {
 				"register": func(rt *rapid.T) {
 					k := rapid.SampledFrom(keys).Draw(rt, "key")
 					iv := rapid.Int64Range(1, 6).Draw(rt, "interval") * int64(ms)
-					p := keyed.Policy(rapid.IntRange(0, 2).Draw(rt, "policy"))
-					c := keyed.Config{Key: k, Interval: time.Duration(iv), Callback: r.callback,
-						Overrun: keyed.Overrun{Policy: p, MaxCatchUpTicks: rapid.Int64Range(0, 3).Draw(rt, "max")}}
+					p := cadence.Policy(rapid.IntRange(0, 2).Draw(rt, "policy"))
+					c := keyed.Config{Key: k, Interval: temporal.Duration(iv), Callback: r.callback,
+						Overrun: cadence.Overrun{Policy: p, MaxCatchUpTicks: rapid.Int64Range(0, 3).Draw(rt, "max")}}
 					var tm *keyed.Timer
 					if o := owner(k).o; o != nil {
 						tm = register(rt, o, c)
@@ -149,7 +150,7 @@ func testModel(t *testing.T, hooks keyed.Hooks) {
 					if tm.Generation() != gens[k] {
 						rt.Fatalf("%s: generation %d, want %d", k, tm.Generation(), gens[k])
 					}
-					live[k] = &mTimer{tm: tm, gen: tm.Generation(), first: clk.Now() + iv, interval: iv, policy: p}
+					live[k] = &mTimer{tm: tm, gen: tm.Generation(), first: clk.ns() + iv, interval: iv, policy: p}
 					synctest.Wait()
 					check()
 				},
@@ -175,11 +176,11 @@ func testModel(t *testing.T, hooks keyed.Hooks) {
 					check()
 				},
 				"tick": func(rt *rapid.T) {
-					h.advance(time.Duration(rapid.Int64Range(0, 20).Draw(rt, "d")) * ms)
+					h.advance(temporal.Duration(rapid.Int64Range(0, 20).Draw(rt, "d")) * ms)
 					check()
 				},
 				"jump": func(rt *rapid.T) {
-					h.jump(time.Duration(rapid.Int64Range(1, 60).Draw(rt, "d")) * ms)
+					h.jump(temporal.Duration(rapid.Int64Range(1, 60).Draw(rt, "d")) * ms)
 					check()
 				},
 				"wait": func(rt *rapid.T) {
@@ -195,7 +196,7 @@ func testModel(t *testing.T, hooks keyed.Hooks) {
 				},
 				"renew": func(rt *rapid.T) {
 					o := owners[1]
-					now := clk.Now()
+					now := clk.ns()
 					from := int64(0) // renewed in time: nothing dropped
 					if now >= o.deadline {
 						from = now // renewed after a lapse: resume at now
@@ -208,7 +209,7 @@ func testModel(t *testing.T, hooks keyed.Hooks) {
 					} else if err := o.o.Renew(); err != nil {
 						rt.Fatal(err)
 					}
-					l, _ := keyed.OwnerAuthority(o.o).Lease()
+					l, _ := o.o.Authority().Lease()
 					o.deadline, o.fence = l.Deadline, l.Fence
 					for k, m := range live {
 						if owner(k) == o && from > m.from {

@@ -2,27 +2,17 @@ package keyed
 
 import (
 	"sync/atomic"
-	"time"
 
 	"github.com/metronome-rt/metronome/runtime/cadence"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
-// Lease is an owner authority's answer at one instant; see cadence.Lease.
-type Lease = cadence.Lease
-
-// Authority says whether an owner's timers may tick now; see
-// cadence.Authority. The scheduler asks it on its goroutine, holding its
-// lock, before it queues a tick, and again on the worker just before the
-// callback starts. A lease in a distributed store calls Owner.Refresh
-// whenever its answer changes.
-type Authority = cadence.Authority
-
-// Gate is the host's execution authority (execution contract §2): a tick
-// starts only after Acquire granted it. Acquire runs on the scheduler
-// goroutine under its lock and must not block or call into the Scheduler;
-// Release runs on the worker once the callback returned (or did not
-// start). A refused tick is retained and retried at every later wake-up of
-// the scheduler; a host whose gate opens calls Scheduler.Retry.
+// Gate is the host's execution authority: a tick starts only after
+// Acquire granted it. Acquire runs on the scheduler goroutine under its
+// lock and must not block or call into the Scheduler; Release runs on the
+// worker once the callback returned (or did not start). A refused tick is
+// retained and retried at every later wake-up of the scheduler; a host
+// whose gate opens calls Scheduler.Retry.
 type Gate interface {
 	Acquire(t *Timer) bool
 	Release(t *Timer)
@@ -32,34 +22,35 @@ type Gate interface {
 // Scheduler's own owner (Scheduler.Register) never expires.
 type Owner struct {
 	s     *Scheduler
-	auth  Authority
+	auth  cadence.Authority
 	local *localLease // nil for another Authority
 
 	// Guarded by s.mu.
 	slots  map[string]*slot
-	parked []*Timer // due while the authority lapsed: waiting for Refresh
-	seen   Lease    // the lease last read
-	lapsed bool     // a read found the authority lapsed; the next valid one resumes
+	parked []*Timer      // due while the authority lapsed: waiting for Refresh
+	seen   cadence.Lease // the lease last read
+	lapsed bool          // a read found the authority lapsed; the next valid one resumes
 }
 
 // localLease is the default authority: deadline = last renewal + lease on
 // the scheduler's clock, a new fence on each transfer.
 type localLease struct {
 	lease int64
-	cur   atomic.Pointer[Lease]
+	cur   atomic.Pointer[cadence.Lease]
 }
 
-func (l *localLease) Lease() (Lease, bool) { return *l.cur.Load(), true }
+func (l *localLease) Lease() (cadence.Lease, bool) { return *l.cur.Load(), true }
 
 // forever is the authority of the scheduler's own owner.
 type forever struct{}
 
-func (forever) Lease() (Lease, bool) { return Lease{Deadline: cadence.Never}, true }
+func (forever) Lease() (cadence.Lease, bool) { return cadence.Lease{Deadline: cadence.Never}, true }
 
-// NewOwner returns an owner holding a local lease of d (> 0), renewed now.
-func (s *Scheduler) NewOwner(lease time.Duration) (*Owner, error) {
+// NewOwner returns an owner holding a local lease that lasts lease (> 0)
+// after each renewal, renewed now.
+func (s *Scheduler) NewOwner(lease temporal.Duration) (*Owner, error) {
 	if lease <= 0 {
-		return nil, &OptionError{"NewOwner", "lease", "a duration > 0", lease}
+		return nil, &temporal.OptionError{Method: "NewOwner", Param: "lease", Want: "a duration > 0", Got: lease}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -68,7 +59,7 @@ func (s *Scheduler) NewOwner(lease time.Duration) (*Owner, error) {
 	}
 	l := &localLease{lease: int64(lease)}
 	s.fences++
-	cur := Lease{Fence: s.fences, Deadline: satAdd(s.clock.Now(), int64(lease))}
+	cur := cadence.Lease{Fence: s.fences, Deadline: satAdd(s.now(), int64(lease))}
 	l.cur.Store(&cur)
 	o := s.newOwner(l)
 	o.local = l
@@ -76,9 +67,9 @@ func (s *Scheduler) NewOwner(lease time.Duration) (*Owner, error) {
 }
 
 // NewOwnerAuthority returns an owner whose timers tick under a.
-func (s *Scheduler) NewOwnerAuthority(a Authority) (*Owner, error) {
+func (s *Scheduler) NewOwnerAuthority(a cadence.Authority) (*Owner, error) {
 	if a == nil {
-		return nil, &OptionError{"NewOwnerAuthority", "a", "an Authority", nil}
+		return nil, &temporal.OptionError{Method: "NewOwnerAuthority", Param: "a", Want: "a cadence.Authority", Got: nil}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -88,7 +79,7 @@ func (s *Scheduler) NewOwnerAuthority(a Authority) (*Owner, error) {
 	return s.newOwner(a), nil
 }
 
-func (s *Scheduler) newOwner(a Authority) *Owner {
+func (s *Scheduler) newOwner(a cadence.Authority) *Owner {
 	o := &Owner{s: s, auth: a, slots: make(map[string]*slot)}
 	o.seen, _ = a.Lease()
 	s.owners = append(s.owners, o)
@@ -97,7 +88,7 @@ func (s *Scheduler) newOwner(a Authority) *Owner {
 
 // Authority returns the authority o's timers tick under: its local lease,
 // or the one NewOwnerAuthority was given.
-func (o *Owner) Authority() Authority { return o.auth }
+func (o *Owner) Authority() cadence.Authority { return o.auth }
 
 // Renew moves a local lease's deadline to now + lease. Renewed after its
 // deadline passed, the owner's timers resume from their next nominal tick:
@@ -118,7 +109,7 @@ func (o *Owner) setLocal(method string, transfer bool) error {
 	s := o.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.clock.Now()
+	now := s.now()
 	cur := *o.local.cur.Load()
 	if now >= cur.Deadline {
 		o.lapsed = true
@@ -142,14 +133,14 @@ func (o *Owner) Refresh() {
 	s := o.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	o.check(s.clock.Now())
+	o.check(s.now())
 	s.wakeLocked()
 }
 
 // check reads the authority at now and reports the lease and whether
 // admission is open. The first valid read after a lapse, and any read
 // under a new fence, resumes every timer of the owner from now. s.mu held.
-func (o *Owner) check(now int64) (Lease, bool) {
+func (o *Owner) check(now int64) (cadence.Lease, bool) {
 	l, held := o.auth.Lease()
 	ok := held && now < l.Deadline
 	if !ok {
@@ -200,4 +191,12 @@ func (o *Owner) resumeAll(from int64) {
 	for _, t := range parked {
 		s.queue(t)
 	}
+}
+
+// satAdd is a+b, saturating at cadence.Never.
+func satAdd(a, b int64) int64 {
+	if b > 0 && a > cadence.Never-b {
+		return cadence.Never
+	}
+	return a + b
 }

@@ -49,7 +49,7 @@ func schedulerGoroutines() int {
 }
 
 // 10,000 owners with two timers each run on 1 + Workers goroutines, the
-// same count as with no timer at all (seed section 4). The heap per
+// same count as with no timer at all. The heap per
 // registered timer is logged.
 func TestResourcesDoNotScaleWithTimers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -102,7 +102,7 @@ func autoRun(t testing.TB, workers int) (*keyed.Scheduler, *fakeClock) {
 }
 
 // A timer that ran a million ticks holds no more memory than one that ran
-// a thousand: tick statistics are not accumulated (seed section 5). The
+// a thousand: tick statistics are not accumulated. The
 // first measure comes after a thousand ticks, not ten, so that what the
 // scheduler and the runtime allocate once (and what earlier tests leave
 // to free) has settled.

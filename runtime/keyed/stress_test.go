@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // TestStressConcurrentCalls runs goroutines that register, re-register,
@@ -28,7 +30,7 @@ func TestStressConcurrentCalls(t *testing.T) {
 	if os.Getenv("METRONOME_SOAK") != "" {
 		goroutines, ops = 48, 4000
 	}
-	catchUp := keyed.Overrun{Policy: keyed.CatchUpBounded, MaxCatchUpTicks: 16}
+	catchUp := cadence.Overrun{Policy: cadence.CatchUpBounded, MaxCatchUpTicks: 16}
 	for _, v := range []struct {
 		name  string
 		hooks keyed.Hooks
@@ -41,7 +43,7 @@ func TestStressConcurrentCalls(t *testing.T) {
 		// their workers finish them.
 		{"catch-ups", keyed.Hooks{}, bulk{300, ms, catchUp, true}, ops},
 		// Waves large enough to go to the pool while they are drained.
-		{"waves", keyed.Hooks{}, bulk{4200, 50 * ms, keyed.Overrun{}, false}, ops / 4},
+		{"waves", keyed.Hooks{}, bulk{4200, 50 * ms, cadence.Overrun{}, false}, ops / 4},
 	} {
 		t.Run(v.name, func(t *testing.T) { stress(t, v.hooks, v.bulk, goroutines, v.ops) })
 	}
@@ -52,8 +54,8 @@ func TestStressConcurrentCalls(t *testing.T) {
 // next wake-up drains the catch-ups still running.
 type bulk struct {
 	n        int
-	interval time.Duration
-	overrun  keyed.Overrun
+	interval temporal.Duration
+	overrun  cadence.Overrun
 	nudge    bool
 }
 
@@ -103,7 +105,7 @@ func (r *stressRun) fail(format string, args ...any) {
 func stress(t *testing.T, hooks keyed.Hooks, b bulk, goroutines, ops int) {
 	clk := &fakeClock{}
 	if b.nudge {
-		hooks.OnBatch = func(int) { clk.Advance(time.Microsecond) }
+		hooks.OnBatch = func(int) { clk.Advance(temporal.Microsecond) }
 	}
 	s, err := keyed.NewWithHooks(keyed.Options{Clock: clk, Workers: 4}, hooks)
 	if err != nil {
@@ -197,9 +199,9 @@ func (r *stressRun) step(rng *rand.Rand) {
 	default:
 		runtime.Gosched()
 	}
-	d := time.Duration(rng.IntN(3)) * ms / 2
+	d := temporal.Duration(rng.IntN(3)) * ms / 2
 	if rng.IntN(20) == 0 {
-		d = time.Duration(5+rng.IntN(15)) * ms // a late wake-up: catch-ups
+		d = temporal.Duration(5+rng.IntN(15)) * ms // a late wake-up: catch-ups
 	}
 	r.clk.Advance(d)
 	runtime.Gosched() // let the scheduler and the workers at it
@@ -207,11 +209,11 @@ func (r *stressRun) step(rng *rand.Rand) {
 
 // stressOverrun is mostly CatchUpBounded, whose catch-ups hand a tick to
 // the pool with more already due.
-func stressOverrun(rng *rand.Rand) keyed.Overrun {
-	if p := keyed.Policy(rng.IntN(4)); p <= keyed.DelayNextTick && p != keyed.CatchUpBounded {
-		return keyed.Overrun{Policy: p}
+func stressOverrun(rng *rand.Rand) cadence.Overrun {
+	if p := cadence.Policy(rng.IntN(4)); p <= cadence.DelayNextTick && p != cadence.CatchUpBounded {
+		return cadence.Overrun{Policy: p}
 	}
-	return keyed.Overrun{Policy: keyed.CatchUpBounded, MaxCatchUpTicks: 1 + rng.Int64N(8)}
+	return cadence.Overrun{Policy: cadence.CatchUpBounded, MaxCatchUpTicks: 1 + rng.Int64N(8)}
 }
 
 // register registers k, or re-registers it, ending its current generation.
@@ -219,7 +221,7 @@ func (r *stressRun) register(k *stressKey, rng *rand.Rand) {
 	g := &stressGen{key: k, cleanup: rng.IntN(4) != 0}
 	c := keyed.Config{
 		Key:      k.name,
-		Interval: time.Duration(1+rng.IntN(3)) * ms,
+		Interval: temporal.Duration(1+rng.IntN(3)) * ms,
 		Overrun:  stressOverrun(rng),
 		Callback: func(f keyed.Fire) { r.callback(g, f) },
 	}
@@ -364,7 +366,7 @@ func TestStressCatchUpsDrainedWhileRunning(t *testing.T) {
 	done := make(chan struct{})
 	s, err := keyed.NewWithHooks(keyed.Options{Clock: clk, Workers: 2}, keyed.Hooks{
 		// The next wake-up drains the catch-ups handed out in this batch.
-		OnBatch: func(int) { clk.Advance(time.Microsecond) },
+		OnBatch: func(int) { clk.Advance(temporal.Microsecond) },
 		// Nothing in flight: the wave ended; the next one starts 20
 		// intervals late, 16 catch-ups a timer.
 		Idle: func() {
@@ -385,7 +387,7 @@ func TestStressCatchUpsDrainedWhileRunning(t *testing.T) {
 	var calls atomic.Int64
 	for i := range timers {
 		tms[i] = register(t, s, keyed.Config{Key: fmt.Sprint("t", i), Interval: ms,
-			Overrun: keyed.Overrun{Policy: keyed.CatchUpBounded, MaxCatchUpTicks: 16},
+			Overrun: cadence.Overrun{Policy: cadence.CatchUpBounded, MaxCatchUpTicks: 16},
 			Callback: func(f keyed.Fire) {
 				if n := running[i].Add(1); n != 1 {
 					t.Errorf("%s: %d callbacks at once", f.Key, n)

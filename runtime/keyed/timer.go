@@ -2,10 +2,10 @@ package keyed
 
 import (
 	"sync/atomic"
-	"time"
 
 	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/internal/timerq"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // Config is one registration.
@@ -13,12 +13,12 @@ type Config struct {
 	// Key names the timer within its owner: non-empty.
 	Key string
 	// Interval is the period: > 0.
-	Interval time.Duration
+	Interval temporal.Duration
 	// Delay is the time to the first nominal tick: >= 0, and 0 means
 	// Interval.
-	Delay time.Duration
+	Delay temporal.Duration
 	// Overrun is the overrun policy; the zero value is SkipLateTicks.
-	Overrun Overrun
+	Overrun cadence.Overrun
 	// Callback runs once per delivered tick, on a worker: required.
 	Callback func(Fire)
 	// OnCancel, when set, is the generation's timer-owned cleanup: it runs
@@ -29,7 +29,7 @@ type Config struct {
 
 // Fire is what a callback receives: the Tick and whose it is.
 type Fire struct {
-	Tick
+	cadence.Tick
 	Key        string
 	Generation uint64 // 1 for a key's first registration within its owner
 	Fence      uint64 // the owner authority's fence the tick was queued and started under
@@ -172,7 +172,7 @@ func (s *Scheduler) Register(c Config) (*Timer, error) { return s.def.register("
 // it, the new one's generation is one higher, and a tick of the old one
 // that is queued never runs. The new generation's first callback waits
 // for a callback of the old one that is still running. A bad c is an
-// *OptionError naming the field, and registers nothing.
+// *temporal.OptionError naming the field, and registers nothing.
 func (o *Owner) Register(c Config) (*Timer, error) { return o.register("Register", c) }
 
 func (o *Owner) register(method string, c Config) (*Timer, error) {
@@ -199,7 +199,7 @@ func (o *Owner) register(method string, c Config) (*Timer, error) {
 	sl.gen++
 	s.seq++
 	t := &Timer{s: s, owner: o, slot: sl, key: c.Key, gen: sl.gen, seq: s.seq, fn: c.Callback, onCancel: c.OnCancel,
-		cad: cadence.New(satAdd(s.clock.Now(), int64(delay)), int64(c.Interval), c.Overrun), waitOld: sl.oldRunning != nil}
+		cad: cadence.New(satAdd(s.now(), int64(delay)), int64(c.Interval), c.Overrun), waitOld: sl.oldRunning != nil}
 	sl.cur = t
 	t.hid = s.q.Push(t.cad.Due(), t.seq, t)
 	t.where = inQueue
@@ -212,17 +212,67 @@ func (o *Owner) register(method string, c Config) (*Timer, error) {
 func (c *Config) check(method string) error {
 	switch {
 	case c.Key == "":
-		return &OptionError{method, "Key", "a non-empty string", `""`}
+		return &temporal.OptionError{Method: method, Param: "Key", Want: "a non-empty string", Got: `""`}
 	case c.Interval <= 0:
-		return &OptionError{method, "Interval", "a duration > 0", c.Interval}
+		return &temporal.OptionError{Method: method, Param: "Interval", Want: "a duration > 0", Got: c.Interval}
 	case c.Delay < 0:
-		return &OptionError{method, "Delay", "a duration >= 0", c.Delay}
+		return &temporal.OptionError{Method: method, Param: "Delay", Want: "a duration >= 0", Got: c.Delay}
 	case c.Callback == nil:
-		return &OptionError{method, "Callback", "a function", nil}
-	case int(c.Overrun.Policy) >= len(cadence.PolicyNames()):
-		return &OptionError{method, "Overrun.Policy", "one of SkipLateTicks, CatchUpBounded, DelayNextTick", c.Overrun.Policy}
-	case c.Overrun.Policy == CatchUpBounded && (c.Overrun.MaxCatchUpTicks < 0 || c.Overrun.MaxCatchUpTicks > MaxCatchUpTicksLimit):
-		return &OptionError{method, "Overrun.MaxCatchUpTicks", "1..2147483647 under CatchUpBounded (0: the default, 1)", c.Overrun.MaxCatchUpTicks}
+		return &temporal.OptionError{Method: method, Param: "Callback", Want: "a function", Got: nil}
+	}
+	if err := c.Overrun.Check(); err != nil {
+		return &temporal.OptionError{Method: method, Param: "Overrun", Err: err}
 	}
 	return nil
+}
+
+// cancelLocked ends t's generation once (see Timer.Cancel). s.mu held.
+func (s *Scheduler) cancelLocked(t *Timer) *Completion {
+	if t.done != nil {
+		return t.done
+	}
+	t.done = &Completion{ch: make(chan struct{})}
+	s.unfinished.Add(1)
+	st := t.state.Or(stCancelled)
+	if t.slot.cur == t {
+		t.slot.cur = nil
+	}
+	s.q.Remove(t.hid)
+	switch t.where {
+	case inParked:
+		p := t.owner.parked
+		last := p[len(p)-1]
+		p[t.idx], last.idx = last, t.idx
+		p[len(p)-1] = nil
+		t.owner.parked = p[:len(p)-1]
+	case inFlight:
+		if st&stDone == 0 || st&stWanted != 0 {
+			// Not started, running, or being given back: the next
+			// generation waits, and returned finishes this one.
+			t.slot.oldRunning = t
+			return t.done
+		}
+		t.where = nowhere // back from the pool, and not given back
+	}
+	s.finishCancel(t)
+	return t.done
+}
+
+// finishCancel completes a cancelled t that no worker holds: at once, or
+// after its cleanup ran on the pool. s.mu held.
+func (s *Scheduler) finishCancel(t *Timer) {
+	if t.onCancel == nil {
+		t.where = gone
+		s.finish(t.done, nil)
+		return
+	}
+	t.job, t.where = jobCleanup, inFlight
+	s.emit(t)
+	s.wakeLocked()
+}
+
+// finish completes c with err.
+func (s *Scheduler) finish(c *Completion, err error) {
+	c.finish(err)
+	s.unfinished.Done()
 }

@@ -2,7 +2,8 @@ package loop_test
 
 import (
 	"testing"
-	"time"
+
+	"github.com/metronome-rt/metronome/temporal"
 
 	"pgregory.net/rapid"
 
@@ -32,7 +33,7 @@ func TestContractAgreement(t *testing.T) {
 					}
 				})
 			case 1:
-				d := time.Duration(rapid.IntRange(-2, 40).Draw(rt, "delay")) * ms
+				d := temporal.Duration(rapid.IntRange(-2, 40).Draw(rt, "delay")) * ms
 				repeat := rapid.Bool().Draw(rt, "repeat")
 				var id, n int
 				f := func() {
@@ -44,13 +45,13 @@ func TestContractAgreement(t *testing.T) {
 				id, _ = s.SetTimer(f, d, repeat)
 				timers = append(timers, id)
 			case 2:
-				s.SetHostTimer(work, time.Duration(rapid.IntRange(0, 40).Draw(rt, "host delay"))*ms, false)
+				s.SetHostTimer(work, temporal.Duration(rapid.IntRange(0, 40).Draw(rt, "host delay"))*ms, false)
 			case 3:
 				if len(timers) > 0 {
 					s.ClearTimer(timers[rapid.IntRange(0, len(timers)-1).Draw(rt, "clear")] + rapid.IntRange(0, 1).Draw(rt, "off by"))
 				}
 			case 4:
-				id := s.RequestFrame(func(time.Duration) {})
+				id := s.RequestFrame(func(temporal.Duration) {})
 				if rapid.Bool().Draw(rt, "cancel frame") {
 					s.CancelFrame(id)
 				}
@@ -58,7 +59,7 @@ func TestContractAgreement(t *testing.T) {
 				srcs[rapid.IntRange(0, 5).Draw(rt, "source")].Add(work)
 			case 6:
 				if _, ok := deadline.Deadline(); !ok {
-					deadline.SetDeadline(s.Now()+time.Duration(rapid.IntRange(0, 40).Draw(rt, "deadline"))*ms, work)
+					deadline.SetDeadline(s.Now()+temporal.Duration(rapid.IntRange(0, 40).Draw(rt, "deadline"))*ms, work)
 				}
 			case 7:
 				batch.Hold = !batch.Hold
@@ -81,7 +82,7 @@ func TestContractAgreement(t *testing.T) {
 					rt.Fatalf("a run at %v made no progress though NextTimer was now or a frame due", now)
 				}
 			case 10:
-				until := s.Now() + time.Duration(rapid.IntRange(0, 50).Draw(rt, "until"))*ms
+				until := s.Now() + temporal.Duration(rapid.IntRange(0, 50).Draw(rt, "until"))*ms
 				if err := loop.Run(h, until); err != nil {
 					rt.Fatal(err)
 				}

@@ -2,7 +2,8 @@ package loop_test
 
 import (
 	"testing"
-	"time"
+
+	"github.com/metronome-rt/metronome/temporal"
 
 	"github.com/metronome-rt/metronome/runtime/loop"
 )
@@ -53,7 +54,7 @@ func BenchmarkNestedTimers(b *testing.B) {
 // BenchmarkChecks is NeedsFrame and NextTimer with the six sources.
 func BenchmarkChecks(b *testing.B) {
 	h, srcs := sixSources()
-	srcs[5].SetDeadline(time.Second, func() {})
+	srcs[5].SetDeadline(temporal.Second, func() {})
 	h.Scheduler().SetTimer(func() {}, 10*ms, false)
 	b.Run("NeedsFrame", func(b *testing.B) {
 		b.ReportAllocs()

@@ -5,13 +5,14 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
-	"time"
+
+	"github.com/metronome-rt/metronome/temporal"
 
 	"github.com/metronome-rt/metronome/runtime/loop"
 	"github.com/metronome-rt/metronome/runtime/loop/looptest"
 )
 
-const ms = time.Millisecond
+const ms = temporal.Millisecond
 
 // host is a SimpleHost that logs parks and, optionally, task ends.
 type host struct {
@@ -20,7 +21,7 @@ type host struct {
 	parks int
 }
 
-func (h *host) Park(d time.Duration) loop.ParkResult {
+func (h *host) Park(d temporal.Duration) bool {
 	h.parks++
 	return h.SimpleHost.Park(d)
 }
@@ -33,7 +34,7 @@ func (h *host) s() *loop.Scheduler { return h.Scheduler() }
 
 func (h *host) add(name string) func() { return func() { h.log.Add("%s", name) } }
 
-func (h *host) run(t *testing.T, until time.Duration) {
+func (h *host) run(t *testing.T, until temporal.Duration) {
 	t.Helper()
 	if err := loop.Run(h, until); err != nil {
 		t.Fatal(err)
@@ -49,7 +50,7 @@ func (h *host) register(t *testing.T, srcs ...loop.Source) {
 	}
 }
 
-func (h *host) setTimer(t *testing.T, name string, d time.Duration) int {
+func (h *host) setTimer(t *testing.T, name string, d temporal.Duration) int {
 	t.Helper()
 	id, err := h.s().SetTimer(h.add(name), d, false)
 	if err != nil {
@@ -69,7 +70,7 @@ func wantLog(t *testing.T, r *looptest.Recorder, want string) {
 type turnMarker struct{ log *looptest.Recorder }
 
 func (m turnMarker) Info() loop.SourceInfo {
-	return loop.SourceInfo{Name: "marker", TaskSource: loop.Other, Class: loop.Rendering}
+	return loop.SourceInfo{Name: "marker", Class: loop.Rendering}
 }
 func (turnMarker) Ready() bool        { return false }
 func (turnMarker) Run() (bool, error) { return false, nil }
@@ -89,10 +90,10 @@ func TestContractFifo(t *testing.T) {
 func TestContractFairness(t *testing.T) {
 	h := newHost(nil)
 	clock := h.s().Clock()
-	n := looptest.NewScripted("net", loop.Turn, clock).WithRank(loop.Networking)
-	e := looptest.NewScripted("emb", loop.Turn, clock).WithRank(loop.Embedder)
+	n := looptest.NewScripted("net", loop.Turn, clock)
+	e := looptest.NewScripted("emb", loop.Turn, clock)
 	b := looptest.NewScripted("msg", loop.Batch, clock)
-	a := looptest.NewScripted("aaa", loop.Turn, clock) // Other ranks last whatever its name
+	a := looptest.NewScripted("aaa", loop.Turn, clock)
 	h.register(t, b, a, e, n)
 	for _, src := range []*looptest.ScriptedSource{n, e, b, a} {
 		for i := 1; i <= 2; i++ {
@@ -101,9 +102,9 @@ func TestContractFairness(t *testing.T) {
 	}
 	h.s().QueueTask(h.add("T"))
 	h.run(t, 0)
-	// After the batch each turn or batch source runs one task in rank
-	// order; then turn sources, in rank order, are each turn's work.
-	wantLog(t, h.log, "T net1 emb1 aaa1 msg1 net2 emb2 aaa2 msg2")
+	// After the batch each turn or batch source runs one task in name
+	// order; then turn sources, in name order, are each turn's work.
+	wantLog(t, h.log, "T aaa1 emb1 msg1 net1 aaa2 emb2 net2 msg2")
 }
 
 func TestContractTurnsDrainBeforeTimers(t *testing.T) {
@@ -195,13 +196,13 @@ func TestContractTimers(t *testing.T) {
 				s.ClearTimer(id)
 			}
 		}, 10*ms, true)
-		h.run(t, time.Second)
+		h.run(t, temporal.Second)
 		wantLog(t, h.log, "i1@10ms i2@20ms i3@30ms")
 	})
 }
 
 func TestContractNesting(t *testing.T) {
-	chain := func(set func(f func(), d time.Duration, repeat bool) (int, error), s *loop.Scheduler, log *looptest.Recorder) {
+	chain := func(set func(f func(), d temporal.Duration, repeat bool) (int, error), s *loop.Scheduler, log *looptest.Recorder) {
 		n := 0
 		var next func()
 		next = func() {
@@ -264,7 +265,7 @@ func TestContractNesting(t *testing.T) {
 
 func TestContractFrameAndTimerTies(t *testing.T) {
 	for _, tc := range []struct {
-		timer time.Duration
+		timer temporal.Duration
 		want  string
 	}{
 		{15 * ms, "timer@15ms frame@16ms"},
@@ -273,7 +274,7 @@ func TestContractFrameAndTimerTies(t *testing.T) {
 	} {
 		h := newHost(nil)
 		s := h.s()
-		s.RequestFrame(func(at time.Duration) { h.log.Add("frame@%v", at) })
+		s.RequestFrame(func(at temporal.Duration) { h.log.Add("frame@%v", at) })
 		s.SetTimer(func() { h.log.Add("timer@%v", s.Now()) }, tc.timer, false)
 		h.run(t, loop.Never)
 		wantLog(t, h.log, tc.want)
@@ -285,12 +286,12 @@ func TestContractFramesRequestedInAFrame(t *testing.T) {
 	s := h.s()
 	s.Clock().Advance(5 * ms)
 	var cancelled int
-	s.RequestFrame(func(at time.Duration) {
+	s.RequestFrame(func(at temporal.Duration) {
 		h.log.Add("f1@%v", at)
-		s.RequestFrame(func(at time.Duration) { h.log.Add("f2@%v", at) })
+		s.RequestFrame(func(at temporal.Duration) { h.log.Add("f2@%v", at) })
 		s.CancelFrame(cancelled) // later in this frame: it never runs
 	})
-	cancelled = s.RequestFrame(func(time.Duration) { h.log.Add("cancelled") })
+	cancelled = s.RequestFrame(func(temporal.Duration) { h.log.Add("cancelled") })
 	h.run(t, loop.Never)
 	wantLog(t, h.log, "f1@16ms f2@32ms")
 }
@@ -306,7 +307,7 @@ func TestContractCheckpoint(t *testing.T) {
 	s.QueueTask(h.add("task"))
 	s.SetTimer(h.add("timer"), ms, false)
 	s.SetHostTimer(h.add("host-timer"), 2*ms, false)
-	s.RequestFrame(func(time.Duration) { h.log.Add("frame") })
+	s.RequestFrame(func(temporal.Duration) { h.log.Add("frame") })
 	h.run(t, loop.Never)
 	wantLog(t, h.log, "task hook ended source hook ended timer hook ended host-timer hook ended frame hook ended")
 }
@@ -382,7 +383,7 @@ func TestContractLiveWait(t *testing.T) {
 			h.register(t, th)
 			s.SetTimer(func() { h.log.Add("timer@%v", s.Now()) }, 100*ms, false)
 			th.Start(50*ms, func() { h.log.Add("delivered@%v", s.Now()) }, h.Wake)
-			h.run(t, time.Second)
+			h.run(t, temporal.Second)
 			th.Wait()
 			wantLog(t, h.log, "delivered@50ms timer@100ms")
 		})
@@ -391,7 +392,7 @@ func TestContractLiveWait(t *testing.T) {
 
 func TestContractLiveEnds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		for _, c := range []*loop.Clock{loop.NewVirtualClock(), loop.NewRealClock()} {
+		for _, c := range []*loop.Clock{loop.NewVirtualClock(0), loop.NewRealClock()} {
 			h := newHost(c)
 			th := looptest.NewThread("socket")
 			h.register(t, th)
@@ -407,7 +408,7 @@ func TestContractLiveEnds(t *testing.T) {
 
 func TestContractDeadlines(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		for _, c := range []*loop.Clock{loop.NewVirtualClock(), loop.NewRealClock()} {
+		for _, c := range []*loop.Clock{loop.NewVirtualClock(0), loop.NewRealClock()} {
 			h := newHost(c)
 			s := h.s()
 			src := looptest.NewScripted("poll", loop.Turn, c)
@@ -471,7 +472,7 @@ func TestContractHeld(t *testing.T) {
 }
 
 func TestContractSourceSuite(t *testing.T) {
-	c := loop.NewVirtualClock()
+	c := loop.NewVirtualClock(0)
 	for _, cls := range []loop.Class{loop.Turn, loop.Batch, loop.Rendering} {
 		src := looptest.NewScripted("s", cls, c)
 		looptest.SourceSuite(t, src, func() { src.Add(func() {}) })
@@ -516,10 +517,10 @@ func TestContractNoAlloc(t *testing.T) {
 func sixSources() (*loop.SimpleHost, []*looptest.ScriptedSource) {
 	h := loop.NewSimpleHost(nil)
 	c := h.Scheduler().Clock()
-	turn := looptest.NewScripted("turn", loop.Turn, c).WithRank(loop.Networking)
-	budgeted := looptest.NewScripted("budgeted", loop.Turn, c).WithRank(loop.Embedder)
+	turn := looptest.NewScripted("turn", loop.Turn, c)
+	budgeted := looptest.NewScripted("budgeted", loop.Turn, c)
 	budgeted.Budget = 2
-	batch := looptest.NewScripted("batch", loop.Batch, c).WithRank(loop.PostedMessage)
+	batch := looptest.NewScripted("batch", loop.Batch, c)
 	settle := looptest.NewScripted("settle", loop.Settle, c)
 	render := looptest.NewScripted("render", loop.Rendering, c).WithFrames()
 	deadline := looptest.NewScripted("deadline", loop.Turn, c)

@@ -7,10 +7,10 @@
 // # Hosts
 //
 // A host keeps one Scheduler per agent, registers its sources once and
-// implements LoopHost; Run, Ready, NeedsFrame, NextTimer, EndTask and
-// RunFrames work over it. TaskEnded is the host's safe point, after every
-// task (queued, a source's, a timer's, an animation frame callback) and
-// after the task hook. SimpleHost is a complete minimal host.
+// implements LoopHost; Run, NeedsFrame, NextTimer and RunFrames work over
+// it. TaskEnded is the host's safe point, after every task (queued, a
+// source's, a timer's, an animation frame callback) and after the task
+// hook. SimpleHost is a complete minimal host to embed.
 //
 // # A run
 //
@@ -31,11 +31,10 @@
 // levels deep runs waits at least 4 ms (an interval's repeats count as
 // nesting; inside BeginCheckpoint/EndCheckpoint the level is 0); an
 // interval's repeat is keyed after its callback, so it is sequenced after
-// the timers that callback set. Host timers (SetHostTimer) are never
-// clamped and have their own id space. Timers fire in (due, sequence)
+// the timers that callback set. Timers fire in (due, sequence)
 // order, and a cleared timer never fires, even cleared by an earlier task
 // of the same turn. Delays over MaxDelay (2^31-1 ms) are refused rather
-// than wrapped. Timers live in the runtime's deadline queue (timerq).
+// than wrapped. Timers live in the runtime's deadline queue.
 //
 //	set at 0, each 0 ms timer setting the next:
 //	levels 1..6 fire at 0; the 7th at 4 ms, the 8th at 8 ms, ...
@@ -53,11 +52,11 @@
 // # Guarantees
 //
 // NeedsFrame holds exactly when a frame is requested, a source wants one,
-// or Ready. NextTimer is now while a run has work (Ready: a queued task, a
-// due timer or a ready source), else max(now, the earliest timer or source
-// deadline), and Never when nothing is scheduled: never before now. A run
-// makes progress exactly when NextTimer is now or a frame is due (a held
-// or over-budget source aside: it is ready but runs nothing). Ready,
+// or a run has work now: a queued task, a due timer or a ready source.
+// NextTimer is now while a run has work, else max(now, the earliest timer
+// or source deadline), and Never when nothing is scheduled: never before
+// now. A run makes progress exactly when NextTimer is now or a frame is
+// due (a held or over-budget source aside: it is ready but runs nothing).
 // NeedsFrame and NextTimer allocate nothing and run no task.
 //
 // # Clocks and waiting
@@ -68,7 +67,8 @@
 // until a wake; when the last live source stops being live (it must wake
 // the host then), the parked run returns. On a real clock the host's Park
 // sleeps until the item, until, or a wake: SimpleHost sleeps on one timer
-// and its wake channel, so an idle host is never woken.
+// and its wake channel, so an idle host is never woken. The loop's clock
+// is its own: a duration since the clock's start, not an instant.
 //
 // # Test clock and loop limit
 //
@@ -81,16 +81,15 @@
 //
 // # Sources
 //
-// A Source is Ready and Run; Deadliner, FrameWanter, Liver, RunBeginner,
-// TurnBeginner, Holder, Replenisher and Settler add the rest. Rank order:
-// Networking, Embedder, PostedMessage, then Other; by name within one. A
-// budgeted source takes per run what it had when the run began, plus one
-// allotment (a Replenish) before the clock moves. While a source is held
-// and no timer is due, the run returns, before settle and rendering.
-// Package looptest has test sources and the source suite.
+// A Source is Ready and Run; Deadliner, Settler and the optional methods
+// its doc lists add the rest. The loop asks sources in the order of their
+// names. A budgeted source takes per run what it had when the run began,
+// plus one allotment (a Replenish) before the clock moves. While a source
+// is held and no timer is due, the run returns, before settle and
+// rendering. Package looptest has test sources and the source suite.
 //
 // # Concurrency
 //
-// A Scheduler and its host belong to one goroutine. Other goroutines make
-// a source ready and then wake the host (SimpleHost.Wake).
+// A Scheduler and its host belong to one goroutine. Another goroutine
+// makes a live source ready and then wakes the host, whose Park returns.
 package loop

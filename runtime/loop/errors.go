@@ -1,9 +1,6 @@
 package loop
 
-import (
-	"errors"
-	"fmt"
-)
+import "errors"
 
 // ErrReentrant is returned by Run called from inside a task of the same
 // scheduler's run.
@@ -20,14 +17,3 @@ var ErrRealClock = errors.New("loop: a real clock's time moves by itself")
 // ErrRegistered is returned by RegisterSource for a source, or a name,
 // already registered.
 var ErrRegistered = errors.New("loop: source already registered")
-
-// OptionError is a bad argument to a Scheduler method: the method, the
-// parameter, what it wants and what it got. Nothing changed.
-type OptionError struct {
-	Method, Param, Want string
-	Got                 any
-}
-
-func (e *OptionError) Error() string {
-	return fmt.Sprintf("%s: %s: want %s, got %v", e.Method, e.Param, e.Want, e.Got)
-}

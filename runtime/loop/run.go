@@ -1,19 +1,6 @@
 package loop
 
-import "time"
-
-// ParkResult is how a host's Park ended.
-type ParkResult uint8
-
-const (
-	// ParkTimedOut: the clock reached the deadline.
-	ParkTimedOut ParkResult = iota
-	// ParkWoken: a wake came and a source may be ready or is still live.
-	ParkWoken
-	// ParkNotLive: no source is live, so no wake can come (or one came
-	// after which no source is live or ready).
-	ParkNotLive
-)
+import "github.com/metronome-rt/metronome/temporal"
 
 // A LoopHost owns a Scheduler and gives the loop what it does not own.
 // Each method uses the host only for its own duration: tasks run between
@@ -25,19 +12,20 @@ type LoopHost interface {
 	// UpdateRendering runs the rendering steps of the frame at at; it
 	// must run the animation frame callbacks (RunFrames), or the frame
 	// stays due.
-	UpdateRendering(at time.Duration)
+	UpdateRendering(at temporal.Duration)
 	// Park blocks until a wake or until the clock reaches deadline
-	// (Never: only a wake). It returns ParkNotLive, at once, when no source
-	// is live and deadline is Never.
-	Park(deadline time.Duration) ParkResult
+	// (Never: only a wake). It reports false when no source is live, so no
+	// wake can come: at once when deadline is Never, or after a wake that
+	// left no source live or ready. Otherwise (the deadline came, or a wake
+	// after which a source may be ready) it reports true.
+	Park(deadline temporal.Duration) bool
+	// Closing asks a run to return: Run checks it at the start of every
+	// turn, and a test verb leaves the clock where the run stopped.
+	Closing() bool
 }
 
-// Closer is a host that can ask a run to return: Run checks Closing at the
-// start of every turn.
-type Closer interface{ Closing() bool }
-
-// EndTask ends a task: the task hook, then the host's TaskEnded.
-func EndTask(h LoopHost) {
+// endTask ends a task: the task hook, then the host's TaskEnded.
+func endTask(h LoopHost) {
 	if f := h.Scheduler().hook; f != nil {
 		f()
 	}
@@ -46,7 +34,7 @@ func EndTask(h LoopHost) {
 
 // RunFrames runs the animation frame callbacks pending now, each as a task
 // given at; callbacks they request go to the next frame.
-func RunFrames(h LoopHost, at time.Duration) {
+func RunFrames(h LoopHost, at temporal.Duration) {
 	s := h.Scheduler()
 	s.frames, s.running = s.running[:0], s.frames
 	for i := range s.running {
@@ -60,7 +48,7 @@ func RunFrames(h LoopHost, at time.Duration) {
 		}
 		s.running[i].fn = nil
 		f(at)
-		EndTask(h)
+		endTask(h)
 	}
 	clear(s.running)
 	s.running = s.running[:0]
@@ -69,7 +57,7 @@ func RunFrames(h LoopHost, at time.Duration) {
 // requeueFrames puts the callbacks of the frame at at from i on, which the
 // loop limit kept from running, back before those requested since, due at
 // at.
-func (s *Scheduler) requeueFrames(i int, at time.Duration) {
+func (s *Scheduler) requeueFrames(i int, at temporal.Duration) {
 	rest := make([]frameCB, 0, len(s.running)-i+len(s.frames))
 	for _, f := range s.running[i:] {
 		if f.fn != nil {
@@ -80,12 +68,10 @@ func (s *Scheduler) requeueFrames(i int, at time.Duration) {
 	s.frameAt = at - 1
 }
 
-// Ready reports whether a run has work now: a queued task, a due timer or
+// ready reports whether a run has work now: a queued task, a due timer or
 // a ready source.
-func Ready(h LoopHost) bool { return h.Scheduler().ready() }
-
 func (s *Scheduler) ready() bool {
-	if len(s.tasks) > s.head || s.TimerDue() {
+	if len(s.tasks) > s.head || s.timerDue() {
 		return true
 	}
 	for _, e := range s.sources {
@@ -97,7 +83,8 @@ func (s *Scheduler) ready() bool {
 }
 
 // NeedsFrame reports whether the host should run the loop on its next
-// display frame: a frame is requested, a source wants one, or Ready.
+// display frame: a frame is requested, a source wants one, or a run has work now (a
+// queued task, a due timer or a ready source).
 func NeedsFrame(h LoopHost) bool {
 	s := h.Scheduler()
 	if len(s.frames) > 0 {
@@ -111,10 +98,10 @@ func NeedsFrame(h LoopHost) bool {
 	return s.ready()
 }
 
-// NextTimer returns now while a run has work (Ready), else max(now, the
+// NextTimer returns now while a run has work, else max(now, the
 // earliest timer or source deadline), and Never when none is scheduled. It
 // does not say now for a due frame: NeedsFrame does.
-func NextTimer(h LoopHost) time.Duration {
+func NextTimer(h LoopHost) temporal.Duration {
 	s := h.Scheduler()
 	now := s.clock.Now()
 	if len(s.tasks) > s.head {
@@ -122,7 +109,7 @@ func NextTimer(h LoopHost) time.Duration {
 	}
 	m := Never
 	if _, when, _, _, ok := s.timers.Peek(); ok {
-		if m = time.Duration(when); m <= now {
+		if m = temporal.Duration(when); m <= now {
 			return now
 		}
 	}
@@ -153,12 +140,12 @@ const (
 
 // nextItem is the earliest of the next timer, the frame and the earliest
 // source deadline after now; on a tie the timer, then the frame.
-func (s *Scheduler) nextItem(now time.Duration) (time.Duration, itemKind) {
+func (s *Scheduler) nextItem(now temporal.Duration) (temporal.Duration, itemKind) {
 	at, kind := Never, itemNone
 	if _, when, _, _, ok := s.timers.Peek(); ok {
-		at, kind = time.Duration(when), itemTimer
+		at, kind = temporal.Duration(when), itemTimer
 	}
-	if f, ok := s.FrameDue(); ok && f < at {
+	if f, ok := s.frameDue(); ok && f < at {
 		at, kind = f, itemFrame
 	}
 	for _, e := range s.sources {
@@ -201,7 +188,7 @@ func (s *Scheduler) nextItem(now time.Duration) (time.Duration, itemKind) {
 // most until). With a live source and nothing due by until, it parks until
 // a wake. Run returns the first error a source's Run returns, and
 // ErrReentrant when called from a task of its own run.
-func Run(h LoopHost, until time.Duration) error {
+func Run(h LoopHost, until temporal.Duration) error {
 	s := h.Scheduler()
 	if s.inRun {
 		return ErrReentrant
@@ -215,14 +202,13 @@ func Run(h LoopHost, until time.Duration) error {
 	}
 	c := s.clock
 	start := c.Now()
-	closer, _ := h.(Closer)
 	done := func() bool { now := c.Now(); return now >= until && now-start >= FramePeriod }
 	replenished := false
 	for {
 		if s.over {
 			return ErrLoopLimit
 		}
-		if closer != nil && closer.Closing() {
+		if h.Closing() {
 			return nil
 		}
 		for _, e := range s.sources {
@@ -241,7 +227,7 @@ func Run(h LoopHost, until time.Duration) error {
 				s.tasks[s.head] = nil
 				s.head++
 				f()
-				EndTask(h)
+				endTask(h)
 			}
 			batch = true
 		} else if e, err := s.runFirst(h, Turn); err != nil {
@@ -274,7 +260,7 @@ func Run(h LoopHost, until time.Duration) error {
 				return nil
 			}
 		} else {
-			if !s.TimerDue() && s.anyHeld() {
+			if !s.timerDue() && s.anyHeld() {
 				return nil
 			}
 			if !s.settle(h) {
@@ -304,21 +290,21 @@ func Run(h LoopHost, until time.Duration) error {
 				return nil
 			}
 			if c.real {
-				r := h.Park(min(at, until))
+				more := h.Park(min(at, until))
 				replenished = false
-				if r == ParkNotLive && at > until {
+				if !more && at > until {
 					return nil
 				}
 				continue
 			}
 			if at > until || at == Never { // live: only a wake can bring work
 				replenished = false
-				if h.Park(Never) == ParkNotLive {
+				if !h.Park(Never) {
 					return nil
 				}
 				continue
 			}
-			c.AdvanceTo(at)
+			c.advanceTo(at)
 		}
 		replenished = false
 		switch kind {
@@ -337,7 +323,7 @@ func (s *Scheduler) runOne(h LoopHost, e *entry) error {
 		return err
 	}
 	if ran {
-		EndTask(h)
+		endTask(h)
 	}
 	return nil
 }
@@ -354,7 +340,7 @@ func (s *Scheduler) runFirst(h LoopHost, c Class) (*entry, error) {
 			return nil, err
 		}
 		if ran {
-			EndTask(h)
+			endTask(h)
 			return e, nil
 		}
 	}
@@ -393,7 +379,7 @@ func (s *Scheduler) settle(h LoopHost) bool {
 			list = append(list, e)
 		}
 	}
-	EndTask(h)
+	endTask(h)
 	for _, e := range list {
 		if e.settl != nil {
 			e.settl.Settled()
@@ -419,9 +405,6 @@ func (s *Scheduler) anyLive() bool {
 	}
 	return false
 }
-
-// AnyLive reports whether a registered source is live.
-func (s *Scheduler) AnyLive() bool { return s.anyLive() }
 
 func (s *Scheduler) replenish() bool {
 	did := false
@@ -467,5 +450,5 @@ func (s *Scheduler) runTimer(h LoopHost) {
 		}
 	}
 	s.level = prev
-	EndTask(h)
+	endTask(h)
 }

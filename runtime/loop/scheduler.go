@@ -2,34 +2,30 @@ package loop
 
 import (
 	"slices"
-	"time"
 
 	"github.com/metronome-rt/metronome/runtime/internal/timerq"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
-// FramePeriod is the length of a frame (the seed's FRAME_MS): animation
-// frames fall on its grid.
-const FramePeriod = 16 * time.Millisecond
+// FramePeriod is the length of a frame: animation frames fall on its grid.
+const FramePeriod = 16 * temporal.Millisecond
 
 // MaxDelay is the longest timer delay, 2^31-1 ms as in HTML; the loop
 // refuses longer ones instead of wrapping them.
-const MaxDelay = (1<<31 - 1) * time.Millisecond
+const MaxDelay = (1<<31 - 1) * temporal.Millisecond
 
 // nestingClamp: timers set more than clampLevel levels deep wait at least
 // clampMin (HTML timer initialization steps, steps 5 to 7).
 const (
 	clampLevel = 5
-	clampMin   = 4 * time.Millisecond
+	clampMin   = 4 * temporal.Millisecond
 )
-
-// TaskHookFn runs once after every task, before the host's TaskEnded.
-type TaskHookFn func()
 
 // timerRec is a timer's state beside its timerq entry, indexed by queue id.
 type timerRec struct {
 	fn      func()
-	timeout time.Duration // as given, before the clamp
-	level   int32         // nesting level its task runs at
+	timeout temporal.Duration // as given, before the clamp
+	level   int32             // nesting level its task runs at
 	id      int32
 	repeat  bool
 	host    bool
@@ -37,7 +33,7 @@ type timerRec struct {
 
 type frameCB struct {
 	id int
-	fn func(at time.Duration)
+	fn func(at temporal.Duration)
 }
 
 // A Scheduler is one agent's event loop state: its FIFO of tasks, its
@@ -63,18 +59,18 @@ type Scheduler struct {
 	saved     []int32
 	frames    []frameCB
 	running   []frameCB // the frame being run
-	frameAt   time.Duration
+	frameAt   temporal.Duration
 	lastFrame int
 
-	hook     TaskHookFn
+	hook     func() // after every task, before the host's TaskEnded
 	inRun    bool
-	limit    int           // the loop limit; 0: none
-	limitRun bool          // limit counts the whole run, not one instant
-	ran      int           // callbacks admitted under limit
-	ranAt    time.Duration // the instant ran counts, per instant
-	over     bool          // Admit refused one: runs return ErrLoopLimit
-	start    time.Duration // a virtual clock's start, for Reset
-	lastRnd  time.Duration // when the Rendering sources last ran
+	limit    int               // the loop limit; 0: none
+	limitRun bool              // limit counts the whole run, not one instant
+	ran      int               // callbacks admitted under limit
+	ranAt    temporal.Duration // the instant ran counts, per instant
+	over     bool              // Admit refused one: runs return ErrLoopLimit
+	start    temporal.Duration // a virtual clock's start, for Reset
+	lastRnd  temporal.Duration // when the Rendering sources last ran
 	rendered bool
 }
 
@@ -82,7 +78,7 @@ type Scheduler struct {
 // c is nil).
 func NewScheduler(c *Clock) *Scheduler {
 	if c == nil {
-		c = NewVirtualClock()
+		c = NewVirtualClock(0)
 	}
 	return &Scheduler{clock: c, start: c.now, scriptID: map[int32]timerq.ID{}, hostID: map[int32]timerq.ID{}}
 }
@@ -142,7 +138,7 @@ func (s *Scheduler) Reset() error {
 	if s.inRun {
 		return ErrReentrant
 	}
-	s.ClearTimers()
+	s.clearTimers()
 	clear(s.tasks)
 	s.tasks, s.head = s.tasks[:0], 0
 	clear(s.frames)
@@ -159,10 +155,11 @@ func (s *Scheduler) Reset() error {
 func (s *Scheduler) Clock() *Clock { return s.clock }
 
 // Now returns the clock's time.
-func (s *Scheduler) Now() time.Duration { return s.clock.Now() }
+func (s *Scheduler) Now() temporal.Duration { return s.clock.Now() }
 
-// RegisterSource adds src, ranked by (TaskSource, Name). A source or a name
-// registered before is refused with ErrRegistered.
+// RegisterSource adds src; the loop asks sources in the order of their
+// names. A source or a name registered before is refused with
+// ErrRegistered.
 func (s *Scheduler) RegisterSource(src Source) error {
 	e := newEntry(src)
 	for _, o := range s.sources {
@@ -171,9 +168,9 @@ func (s *Scheduler) RegisterSource(src Source) error {
 		}
 	}
 	if e.info.Class > Rendering {
-		return &OptionError{"RegisterSource", "Info().Class", "Turn, Batch, Settle or Rendering", e.info.Class}
+		return &temporal.OptionError{Method: "RegisterSource", Param: "Info().Class", Want: "Turn, Batch, Settle or Rendering", Got: e.info.Class}
 	}
-	i, _ := slices.BinarySearchFunc(s.sources, e, rankCompare)
+	i, _ := slices.BinarySearchFunc(s.sources, e, nameCompare)
 	s.sources = slices.Insert(s.sources, i, e)
 	if e.info.WantsFrames && e.wf != nil {
 		s.wantFr = append(s.wantFr, e)
@@ -194,37 +191,37 @@ func (s *Scheduler) QueueTask(f func()) {
 func (s *Scheduler) TasksPending() int { return len(s.tasks) - s.head }
 
 // SetTaskHook sets the function run once after every task (nil: none).
-func (s *Scheduler) SetTaskHook(f TaskHookFn) { s.hook = f }
+func (s *Scheduler) SetTaskHook(f func()) { s.hook = f }
 
 // SetTimer is a script's setTimeout (repeat false) or setInterval: f runs
 // after delay, at least, as HTML's timer initialization steps say. A
 // negative delay is 0; set more than five levels deep (inside timers set
 // by timers...), a delay under 4 ms is 4 ms. It returns the timer's id, an
 // integer >= 1 in the script timers' own id space. A delay over MaxDelay
-// is refused with an *OptionError.
-func (s *Scheduler) SetTimer(f func(), delay time.Duration, repeat bool) (int, error) {
+// is refused with a *temporal.OptionError.
+func (s *Scheduler) SetTimer(f func(), delay temporal.Duration, repeat bool) (int, error) {
 	return s.setTimer("SetTimer", f, delay, repeat, false)
 }
 
-// SetHostTimer is SetTimer for the host: never clamped, run as a task of
+// setHostTimer is SetTimer for the host: never clamped, run as a task of
 // its own, in an id space separate from the script's.
-func (s *Scheduler) SetHostTimer(f func(), delay time.Duration, repeat bool) (int, error) {
+func (s *Scheduler) setHostTimer(f func(), delay temporal.Duration, repeat bool) (int, error) {
 	return s.setTimer("SetHostTimer", f, delay, repeat, true)
 }
 
-func (s *Scheduler) setTimer(method string, f func(), delay time.Duration, repeat, host bool) (int, error) {
+func (s *Scheduler) setTimer(method string, f func(), delay temporal.Duration, repeat, host bool) (int, error) {
 	if f == nil {
-		return 0, &OptionError{method, "f", "a function", nil}
+		return 0, &temporal.OptionError{Method: method, Param: "f", Want: "a function", Got: nil}
 	}
 	if delay > MaxDelay {
-		return 0, &OptionError{method, "delay", "at most 2^31-1 ms", delay}
+		return 0, &temporal.OptionError{Method: method, Param: "delay", Want: "at most 2^31-1 ms", Got: delay}
 	}
 	sp := 0
 	if host {
 		sp = 1
 	}
 	if s.lastID[sp] == 1<<31-1 {
-		return 0, &OptionError{method, "delay", "an id left (2^31-1 timers were set)", delay}
+		return 0, &temporal.OptionError{Method: method, Param: "delay", Want: "an id left (2^31-1 timers were set)", Got: delay}
 	}
 	s.lastID[sp]++
 	id := s.lastID[sp]
@@ -246,7 +243,7 @@ func (s *Scheduler) setTimer(method string, f func(), delay time.Duration, repea
 }
 
 // initTimer returns the due time and the nesting level of rec's next task.
-func (s *Scheduler) initTimer(rec *timerRec) (time.Duration, int32) {
+func (s *Scheduler) initTimer(rec *timerRec) (temporal.Duration, int32) {
 	d := rec.timeout
 	if rec.host {
 		return s.due(d), 0
@@ -258,7 +255,7 @@ func (s *Scheduler) initTimer(rec *timerRec) (time.Duration, int32) {
 	return s.due(d), level + 1
 }
 
-func (s *Scheduler) due(d time.Duration) time.Duration {
+func (s *Scheduler) due(d temporal.Duration) temporal.Duration {
 	now := s.clock.Now()
 	if d > Never-1-now {
 		return Never - 1
@@ -271,8 +268,8 @@ func (s *Scheduler) due(d time.Duration) time.Duration {
 // an interval cleared by its own callback does not repeat.
 func (s *Scheduler) ClearTimer(id int) { s.clear(s.scriptID, id) }
 
-// ClearHostTimer is ClearTimer for SetHostTimer's ids.
-func (s *Scheduler) ClearHostTimer(id int) { s.clear(s.hostID, id) }
+// clearHostTimer is ClearTimer for setHostTimer's ids.
+func (s *Scheduler) clearHostTimer(id int) { s.clear(s.hostID, id) }
 
 func (s *Scheduler) clear(m map[int32]timerq.ID, id int) {
 	if id <= 0 || id > 1<<31-1 {
@@ -287,47 +284,28 @@ func (s *Scheduler) clear(m map[int32]timerq.ID, id int) {
 	s.recs[q] = timerRec{}
 }
 
-// ClearTimers cancels every timer, the script's and the host's.
-func (s *Scheduler) ClearTimers() {
+// clearTimers cancels every timer, the script's and the host's.
+func (s *Scheduler) clearTimers() {
 	s.timers.Clear()
 	clear(s.recs)
 	clear(s.scriptID)
 	clear(s.hostID)
 }
 
-// TimerDue reports whether a timer is due now.
-func (s *Scheduler) TimerDue() bool {
+// timerDue reports whether a timer is due now.
+func (s *Scheduler) timerDue() bool {
 	_, when, _, _, ok := s.timers.Peek()
-	return ok && time.Duration(when) <= s.clock.Now()
+	return ok && temporal.Duration(when) <= s.clock.Now()
 }
 
 // TimersPending returns the number of pending timers.
 func (s *Scheduler) TimersPending() int { return s.timers.Len() }
 
-// NothingScheduled reports that no task, timer or frame is pending and no
-// source is ready or has a deadline.
-func (s *Scheduler) NothingScheduled() bool {
-	if s.TasksPending() > 0 || s.timers.Len() > 0 || len(s.frames) > 0 {
-		return false
-	}
-	for _, e := range s.sources {
-		if e.src.Ready() {
-			return false
-		}
-		if e.dl != nil {
-			if _, ok := e.dl.Deadline(); ok {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // RequestFrame queues f for the next animation frame, which is the first
 // FramePeriod boundary after the oldest pending request; f gets the frame's
 // time. A callback requested inside a frame runs in the next one. It
 // returns an id >= 1 for CancelFrame.
-func (s *Scheduler) RequestFrame(f func(at time.Duration)) int {
+func (s *Scheduler) RequestFrame(f func(at temporal.Duration)) int {
 	if len(s.frames) == 0 {
 		s.frameAt = s.clock.Now()
 	}
@@ -353,12 +331,9 @@ func (s *Scheduler) CancelFrame(id int) {
 	}
 }
 
-// FrameRequested reports whether an animation frame callback is pending.
-func (s *Scheduler) FrameRequested() bool { return len(s.frames) > 0 }
-
-// FrameDue returns when the next frame is due: the first FramePeriod boundary
+// frameDue returns when the next frame is due: the first FramePeriod boundary
 // after the oldest pending request; ok is false with none pending.
-func (s *Scheduler) FrameDue() (at time.Duration, ok bool) {
+func (s *Scheduler) frameDue() (at temporal.Duration, ok bool) {
 	if len(s.frames) == 0 {
 		return 0, false
 	}
@@ -381,15 +356,11 @@ func (s *Scheduler) EndCheckpoint() {
 	}
 }
 
-// NestingLevel returns the nesting level of the running timer task (0
-// outside one and inside a checkpoint).
-func (s *Scheduler) NestingLevel() int { return int(s.level) }
-
-// LastTimer returns the due time of the latest pending timer; ok is false
+// lastTimer returns the due time of the latest pending timer; ok is false
 // with none. It reads every timer: O(n).
-func (s *Scheduler) LastTimer() (at time.Duration, ok bool) {
+func (s *Scheduler) lastTimer() (at temporal.Duration, ok bool) {
 	s.timers.Each(func(_ timerq.ID, when int64, _ uint64, _ int32) bool {
-		at, ok = max(at, time.Duration(when)), true
+		at, ok = max(at, temporal.Duration(when)), true
 		return true
 	})
 	return at, ok

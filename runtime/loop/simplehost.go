@@ -1,22 +1,25 @@
 package loop
 
-import "time"
+import (
+	"time"
+
+	"github.com/metronome-rt/metronome/temporal"
+)
 
 // SimpleHost is a complete minimal LoopHost: it parks on its waker, runs
-// the animation frame callbacks as its rendering steps, and calls an
-// optional function at every TaskEnded (where a host without a binding
-// ends its microtask checkpoint).
+// the animation frame callbacks as its rendering steps, does nothing at
+// TaskEnded and never closes. A host with more to do embeds it and
+// overrides what it needs.
 //
 // On a real clock Park sleeps on one time.Timer and the waker channel:
 // nothing polls, and an idle host with no live source is not woken at all.
-// Everything but Wake belongs to the loop's goroutine.
+// Everything but the wake a live source sends belongs to the loop's
+// goroutine.
 type SimpleHost struct {
-	s        *Scheduler
-	wake     chan struct{}
-	timer    *time.Timer
-	ended    func()
-	closing  bool
-	rendered func(at time.Duration)
+	s     *Scheduler
+	wake  chan struct{}
+	timer *time.Timer
+	ended func()
 }
 
 // NewSimpleHost returns a host with a new Scheduler on c (virtual if nil).
@@ -27,58 +30,42 @@ func NewSimpleHost(c *Clock) *SimpleHost {
 // Scheduler returns the host's scheduler.
 func (h *SimpleHost) Scheduler() *Scheduler { return h.s }
 
-// Wake wakes a parked run, or the next Park if none is parked. Any
+// wakeUp wakes a parked run, or the next Park if none is parked. Any
 // goroutine may call it; wakes before one Park coalesce.
-func (h *SimpleHost) Wake() {
+func (h *SimpleHost) wakeUp() {
 	select {
 	case h.wake <- struct{}{}:
 	default:
 	}
 }
 
-// OnTaskEnded sets the function TaskEnded calls (nil: none).
-func (h *SimpleHost) OnTaskEnded(f func()) { h.ended = f }
-
-// OnRendering sets a function UpdateRendering calls before it runs the
-// frame callbacks (nil: none).
-func (h *SimpleHost) OnRendering(f func(at time.Duration)) { h.rendered = f }
-
-// TaskEnded calls the function OnTaskEnded set.
+// TaskEnded calls the function onTaskEnded set, if any.
 func (h *SimpleHost) TaskEnded() {
 	if h.ended != nil {
 		h.ended()
 	}
 }
 
-// UpdateRendering runs the frame at at: the OnRendering function, then the
-// animation frame callbacks.
-func (h *SimpleHost) UpdateRendering(at time.Duration) {
-	if h.rendered != nil {
-		h.rendered(at)
-	}
-	RunFrames(h, at)
-}
+// UpdateRendering runs the animation frame callbacks of the frame at at.
+func (h *SimpleHost) UpdateRendering(at temporal.Duration) { RunFrames(h, at) }
 
-// Close makes the current or next run return at its next turn.
-func (h *SimpleHost) Close() { h.closing = true }
+// Closing reports false: a SimpleHost's runs end by themselves.
+func (h *SimpleHost) Closing() bool { return false }
 
-// Closing reports whether Close was called.
-func (h *SimpleHost) Closing() bool { return h.closing }
-
-// Park blocks until Wake or, on a real clock, until the clock reaches
-// deadline. With deadline Never and no live source it returns ParkNotLive
-// at once; after a wake it returns ParkNotLive when no source is live or
-// ready. A virtual clock never reaches a deadline by itself, so there Park
-// waits only for a wake.
-func (h *SimpleHost) Park(deadline time.Duration) ParkResult {
+// Park blocks until a wake or, on a real clock, until the clock reaches
+// deadline. With deadline Never and no live source it reports false at
+// once; after a wake it reports false when no source is live or ready. A
+// virtual clock never reaches a deadline by itself, so there Park waits
+// only for a wake.
+func (h *SimpleHost) Park(deadline temporal.Duration) bool {
 	if (deadline == Never || !h.s.clock.real) && !h.s.anyLive() {
-		return ParkNotLive
+		return false
 	}
 	var expiry <-chan time.Time
 	if deadline != Never && h.s.clock.real {
-		d := deadline - h.s.clock.Now()
+		d := (deadline - h.s.clock.Now()).Std()
 		if d <= 0 {
-			return ParkTimedOut
+			return true
 		}
 		if h.timer == nil {
 			h.timer = time.NewTimer(d)
@@ -90,11 +77,8 @@ func (h *SimpleHost) Park(deadline time.Duration) ParkResult {
 	}
 	select {
 	case <-h.wake:
-		if h.s.anyLive() || h.s.ready() {
-			return ParkWoken
-		}
-		return ParkNotLive
+		return h.s.anyLive() || h.s.ready()
 	case <-expiry:
-		return ParkTimedOut
+		return true
 	}
 }

@@ -3,7 +3,8 @@ package loop
 import (
 	"cmp"
 	"strconv"
-	"time"
+
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // Class says where in a turn the loop asks a source for work.
@@ -31,29 +32,19 @@ func (c Class) String() string {
 	return "Class(" + strconv.Itoa(int(c)) + ")"
 }
 
-// TaskSource is a source's rank: the loop asks sources in this order, and
-// by name within one.
-type TaskSource uint8
-
-const (
-	Networking TaskSource = iota
-	Embedder
-	PostedMessage
-	// Other is every other task source, the rank scripts' sources get.
-	Other
-)
-
-// SourceInfo describes a source; the loop reads it once, at registration.
+// SourceInfo describes a source; the loop reads it once, at registration,
+// and asks sources in the order of their names.
 type SourceInfo struct {
-	Name       string
-	TaskSource TaskSource
-	Class      Class
-	// WantsFrames says the loop must ask WantsFrame in NeedsFrame.
+	Name  string
+	Class Class
+	// WantsFrames says the loop must ask the source's WantsFrame method,
+	// if it has one, in NeedsFrame.
 	WantsFrames bool
 }
 
-// A Source is work the loop pulls. Ready and Run are required; the
-// interfaces below add the rest, each with the default its absence means.
+// A Source is work the loop pulls. Ready and Run are required; a source
+// may add the methods of Deadliner and Settler, and the optional methods
+// below, each with the default its absence means.
 //
 // Obligations: Ready is true iff Run would run a task and return true,
 // budgets and held aside (a source over its budget, or held, may be ready
@@ -61,6 +52,19 @@ type SourceInfo struct {
 // another goroutine is ready before the wake is delivered; a readiness that
 // comes with time is reported as a Deadline, and the source is ready once
 // the clock reaches it; Ready runs no script and allocates nothing.
+//
+// The optional methods, found by the loop when the source is registered:
+//
+//	WantsFrame() bool      with SourceInfo.WantsFrames: whether it wants a frame now
+//	Live() bool            another goroutine may make it ready while true; a
+//	                       source that stops being live wakes the host
+//	BeginRun(until temporal.Duration)
+//	                       told the until of every run as it begins; a budgeted
+//	                       source takes its allowance for the run here
+//	BeginTurn()            told at the start of every turn
+//	Held() bool            while true and no timer is due, the run returns
+//	Replenish() bool       may take more work once per wait before the clock
+//	                       moves; reports whether it did
 type Source interface {
 	Info() SourceInfo
 	Ready() bool
@@ -71,64 +75,47 @@ type Source interface {
 
 // Deadliner is a source that becomes ready at a time: ok false means none.
 type Deadliner interface {
-	Deadline() (at time.Duration, ok bool)
+	Deadline() (at temporal.Duration, ok bool)
 }
 
-// FrameWanter is a source that may want a frame (SourceInfo.WantsFrames).
-type FrameWanter interface{ WantsFrame() bool }
-
-// Liver is a source that another goroutine may make ready while Live is
-// true. A source that stops being live wakes the host.
-type Liver interface{ Live() bool }
-
-// RunBeginner learns the until of every run as it begins; a budgeted
-// source takes its allowance for the run here.
-type RunBeginner interface{ BeginRun(until time.Duration) }
-
-// TurnBeginner is told at the start of every turn.
-type TurnBeginner interface{ BeginTurn() }
-
-// Holder is a source that can hold the run: while Held and no timer is
-// due, the run returns.
-type Holder interface{ Held() bool }
-
-// Replenisher may take more work once per wait before the clock moves, and
-// reports whether it did.
-type Replenisher interface{ Replenish() bool }
-
-// Settler is told after the empty task a Settle source shared.
+// Settler is a Settle source told after the empty task it shared.
 type Settler interface{ Settled() }
+
+// The optional methods of a Source.
+type (
+	frameWanter  interface{ WantsFrame() bool }
+	liver        interface{ Live() bool }
+	runBeginner  interface{ BeginRun(until temporal.Duration) }
+	turnBeginner interface{ BeginTurn() }
+	holder       interface{ Held() bool }
+	replenisher  interface{ Replenish() bool }
+)
 
 // entry is a registered source with its optional methods resolved once.
 type entry struct {
 	src   Source
 	info  SourceInfo
 	dl    Deadliner
-	wf    FrameWanter
-	live  Liver
-	br    RunBeginner
-	bt    TurnBeginner
-	held  Holder
-	rep   Replenisher
+	wf    frameWanter
+	live  liver
+	br    runBeginner
+	bt    turnBeginner
+	held  holder
+	rep   replenisher
 	settl Settler
 }
 
 func newEntry(s Source) *entry {
 	e := &entry{src: s, info: s.Info()}
 	e.dl, _ = s.(Deadliner)
-	e.wf, _ = s.(FrameWanter)
-	e.live, _ = s.(Liver)
-	e.br, _ = s.(RunBeginner)
-	e.bt, _ = s.(TurnBeginner)
-	e.held, _ = s.(Holder)
-	e.rep, _ = s.(Replenisher)
+	e.wf, _ = s.(frameWanter)
+	e.live, _ = s.(liver)
+	e.br, _ = s.(runBeginner)
+	e.bt, _ = s.(turnBeginner)
+	e.held, _ = s.(holder)
+	e.rep, _ = s.(replenisher)
 	e.settl, _ = s.(Settler)
 	return e
 }
 
-func rankCompare(a, b *entry) int {
-	if c := cmp.Compare(a.info.TaskSource, b.info.TaskSource); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.info.Name, b.info.Name)
-}
+func nameCompare(a, b *entry) int { return cmp.Compare(a.info.Name, b.info.Name) }

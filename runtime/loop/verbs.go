@@ -1,9 +1,8 @@
 package loop
 
 import (
-	"time"
-
 	"github.com/metronome-rt/metronome/runtime/internal/timerq"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // The test-clock verbs: what a test reaches for to move a virtual clock,
@@ -11,7 +10,7 @@ import (
 
 // Advance runs everything due up to now+d and leaves a virtual clock at
 // now+d (unless the run stopped early: at the loop limit, say). d < 0 is 0.
-func Advance(h LoopHost, d time.Duration) error {
+func Advance(h LoopHost, d temporal.Duration) error {
 	s := h.Scheduler()
 	target := s.clock.now + max(d, 0)
 	if d > Never-1-s.clock.now {
@@ -22,13 +21,13 @@ func Advance(h LoopHost, d time.Duration) error {
 
 // runTo runs until target and leaves a virtual clock there unless the run
 // ended with an error or its host closed it.
-func runTo(h LoopHost, target time.Duration) error {
+func runTo(h LoopHost, target temporal.Duration) error {
 	s := h.Scheduler()
 	if err := Run(h, target); err != nil {
 		return err
 	}
-	if c, ok := h.(Closer); !ok || !c.Closing() {
-		s.clock.AdvanceTo(target)
+	if !h.Closing() {
+		s.clock.advanceTo(target)
 	}
 	return nil
 }
@@ -58,21 +57,21 @@ func Next(h LoopHost) (bool, error) {
 		s.tasks[s.head] = nil
 		s.head++
 		f()
-		EndTask(h)
+		endTask(h)
 	} else {
 		at, kind := Never, itemNone
 		if _, when, _, _, ok := s.timers.Peek(); ok {
-			at, kind = time.Duration(when), itemTimer
+			at, kind = temporal.Duration(when), itemTimer
 		}
-		if f, ok := s.FrameDue(); ok && f < at {
+		if f, ok := s.frameDue(); ok && f < at {
 			at, kind = f, itemFrame
 		}
 		switch kind {
 		case itemTimer:
-			s.clock.AdvanceTo(at)
+			s.clock.advanceTo(at)
 			s.runTimer(h)
 		case itemFrame:
-			s.clock.AdvanceTo(at)
+			s.clock.advanceTo(at)
 			h.UpdateRendering(at)
 		default:
 			return false, nil
@@ -89,7 +88,7 @@ func Next(h LoopHost) (bool, error) {
 // in (due, sequence) order, with what is due at that instant; an interval
 // repeats from there. A frame due on the way runs once, given its own
 // frame time. On a real clock it returns ErrRealClock.
-func Jump(h LoopHost, d time.Duration) error {
+func Jump(h LoopHost, d temporal.Duration) error {
 	s := h.Scheduler()
 	if s.clock.real {
 		return ErrRealClock
@@ -97,11 +96,11 @@ func Jump(h LoopHost, d time.Duration) error {
 	if s.inRun {
 		return ErrReentrant
 	}
-	s.clock.Advance(d)
+	s.clock.advance(d)
 	now := s.clock.now
 	var late []timerq.ID
 	s.timers.Each(func(q timerq.ID, when int64, _ uint64, _ int32) bool {
-		if time.Duration(when) < now {
+		if temporal.Duration(when) < now {
 			late = append(late, q)
 		}
 		return true
@@ -113,8 +112,8 @@ func Jump(h LoopHost, d time.Duration) error {
 	return Run(h, now)
 }
 
-// NextFrame returns the first animation frame time after t.
-func NextFrame(t time.Duration) time.Duration {
+// nextFrame returns the first animation frame time after t.
+func nextFrame(t temporal.Duration) temporal.Duration {
 	if t >= Never-FramePeriod {
 		return Never - 1
 	}
@@ -124,7 +123,7 @@ func NextFrame(t time.Duration) time.Duration {
 // RunToFrame runs everything due up to the next animation frame time after
 // now, that frame included, and leaves a virtual clock there.
 func RunToFrame(h LoopHost) error {
-	return runTo(h, NextFrame(h.Scheduler().clock.now))
+	return runTo(h, nextFrame(h.Scheduler().clock.now))
 }
 
 // RunToLast runs up to the latest timer or frame pending when it is called
@@ -132,8 +131,8 @@ func RunToFrame(h LoopHost) error {
 // there; with nothing pending it runs what is due now.
 func RunToLast(h LoopHost) error {
 	s := h.Scheduler()
-	last, ok := s.LastTimer()
-	if f, framed := s.FrameDue(); framed && (!ok || f > last) {
+	last, ok := s.lastTimer()
+	if f, framed := s.frameDue(); framed && (!ok || f > last) {
 		last, ok = f, true
 	}
 	if !ok || last < s.Now() {

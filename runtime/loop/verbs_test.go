@@ -3,14 +3,15 @@ package loop_test
 import (
 	"errors"
 	"testing"
-	"time"
+
+	"github.com/metronome-rt/metronome/temporal"
 
 	"github.com/metronome-rt/metronome/runtime/loop"
 )
 
 // The test-clock verbs, one test each, and the loop limit under them.
 
-func (h *host) timer(t *testing.T, name string, d time.Duration, repeat bool) int {
+func (h *host) timer(t *testing.T, name string, d temporal.Duration, repeat bool) int {
 	t.Helper()
 	s := h.s()
 	id, err := s.SetTimer(func() { h.log.Add("%s@%v", name, s.Now()) }, d, repeat)
@@ -21,7 +22,7 @@ func (h *host) timer(t *testing.T, name string, d time.Duration, repeat bool) in
 }
 
 func TestVerbAdvance(t *testing.T) {
-	h := newHost(loop.NewVirtualClockAt(100 * ms))
+	h := newHost(loop.NewVirtualClock(100 * ms))
 	h.timer(t, "a", 10*ms, false)
 	h.timer(t, "b", 30*ms, false)
 	if err := loop.Advance(h, 20*ms); err != nil {
@@ -41,7 +42,7 @@ func TestVerbNext(t *testing.T) {
 	s := h.s()
 	h.timer(t, "a", 10*ms, false)
 	h.timer(t, "b", 10*ms, false)
-	s.RequestFrame(func(at time.Duration) { h.log.Add("frame@%v", at) })
+	s.RequestFrame(func(at temporal.Duration) { h.log.Add("frame@%v", at) })
 	s.QueueTask(h.add("task"))
 	for range 5 {
 		if _, err := loop.Next(h); err != nil {
@@ -74,11 +75,11 @@ func TestVerbJump(t *testing.T) {
 }
 
 func TestVerbRunToFrame(t *testing.T) {
-	h := newHost(loop.NewVirtualClockAt(20 * ms))
+	h := newHost(loop.NewVirtualClock(20 * ms))
 	s := h.s()
 	h.timer(t, "a", 5*ms, false)
 	h.timer(t, "b", 20*ms, false)
-	s.RequestFrame(func(at time.Duration) { h.log.Add("frame@%v", at) })
+	s.RequestFrame(func(at temporal.Duration) { h.log.Add("frame@%v", at) })
 	if err := loop.RunToFrame(h); err != nil {
 		t.Fatal(err)
 	}
@@ -108,18 +109,18 @@ func TestVerbCount(t *testing.T) {
 	h.timer(t, "a", 10*ms, false)
 	h.timer(t, "iv", 10*ms, true)
 	s.QueueTask(h.add("task"))
-	s.RequestFrame(func(time.Duration) {})
+	s.RequestFrame(func(temporal.Duration) {})
 	if n := s.Pending(); n != 4 {
 		t.Fatalf("pending %d, want 4", n)
 	}
 }
 
 func TestVerbReset(t *testing.T) {
-	h := newHost(loop.NewVirtualClockAt(200 * ms))
+	h := newHost(loop.NewVirtualClock(200 * ms))
 	s := h.s()
 	old := h.timer(t, "a", 10*ms, false)
 	s.QueueTask(h.add("task"))
-	s.RequestFrame(func(time.Duration) { h.log.Add("frame") })
+	s.RequestFrame(func(temporal.Duration) { h.log.Add("frame") })
 	h.run(t, 205*ms)
 	h.log.Take()
 	if err := s.Reset(); err != nil {
@@ -192,7 +193,7 @@ func TestLoopLimitAdmitAndFrames(t *testing.T) {
 	h := newHost(nil)
 	s := h.s()
 	for i := range 3 {
-		s.RequestFrame(func(at time.Duration) {
+		s.RequestFrame(func(at temporal.Duration) {
 			h.log.Add("f%d@%v", i, at)
 			if !s.Admit() { // one microtask after each
 				h.log.Add("refused")

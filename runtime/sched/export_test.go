@@ -3,16 +3,15 @@ package sched
 import (
 	"errors"
 
-	"github.com/metronome-rt/metronome/runtime/internal/timerq"
 	"github.com/metronome-rt/metronome/runtime/wheel"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
-// SetSortPolicy makes drains of at least minPending jobs sort what is still
-// due after 1/2^shift of them have fired, and returns a func restoring the
-// defaults. Tests use it to run small drains through timerq's sorted run.
-func SetSortPolicy(minPending, shift int) (restore func()) {
-	return timerq.SetSortPolicy(minPending, shift)
+// SetSortPolicy makes s's drains of at least minPending jobs sort what is
+// still due after 1/2^shift of them have fired. Tests use it to run small
+// drains through timerq's sorted run.
+func (s *Scheduler) SetSortPolicy(minPending, shift int) {
+	s.q.h.SetSortPolicy(minPending, shift)
 }
 
 // SetCreations sets the last creation number handed out, so tests can reach

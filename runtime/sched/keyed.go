@@ -102,10 +102,11 @@ type OwnerOptions struct {
 	Lease temporal.Duration
 	// Authority admits the owner's ticks instead of a lease (a lease held
 	// in etcd: cluster/etcdlease). It is asked, at that instant, before
-	// each tick is queued and before it starts; Step.Fence carries the
-	// fence it answered. Its Deadline is on a clock virtual time does not
-	// follow and is not read: the authority reports held false once it
-	// passed.
+	// each tick is queued and before it starts, and admits a tick by
+	// cadence.Lease.Admits, its Deadline read as a Unix-nanosecond instant
+	// of the scheduler's time; Step.Fence carries the fence it answered. A
+	// lease whose deadline runs on another clock reports math.MaxInt64
+	// while it admits, and held false once its own deadline passed.
 	Authority cadence.Authority
 }
 
@@ -232,7 +233,7 @@ func (s *Scheduler) NewOwner(o OwnerOptions) (*Owner, error) {
 func (o *Owner) admits(at int64) bool {
 	if o.auth != nil {
 		l, held := o.auth.Lease()
-		return held && l.Fence == o.authority
+		return held && l.Admits(o.s.epoch.UnixNano()+at, o.authority)
 	}
 	return at <= o.deadline
 }

@@ -2,6 +2,7 @@ package sched_test
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/metronome-rt/metronome/runtime/cadence"
@@ -18,7 +19,7 @@ type gate struct {
 
 func (g *gate) Lease() (cadence.Lease, bool) {
 	g.asked++
-	return cadence.Lease{Fence: g.fence}, g.ok
+	return cadence.Lease{Fence: g.fence, Deadline: math.MaxInt64}, g.ok
 }
 
 // An Authority's owner ticks while admitted, parks while not (no tick, no

@@ -4,22 +4,37 @@ package timerq
 // (sortDue) once it has taken 1/2^sortAfterShift of them: such a drain is
 // likely to take much more, and a pop from the sorted run costs a few ns
 // where a sift through a heap that misses the cache costs hundreds. Below
-// sortMin the heap fits in cache and sorting does not pay. They are
-// variables so that tests can send small drains down this path.
-var (
+// sortMin the heap fits in cache and sorting does not pay. A heap may set
+// its own values (SetSortPolicy).
+const (
 	sortAfterShift = 7
 	sortMin        = 1 << 15
 )
 
-// SetSortPolicy makes drains that start over at least minLen entries sort
-// what is still due once 1/2^shift of them have been taken, and returns a
-// func restoring the policy it replaced. It is for tests, which use it to
-// run small drains through the sorted run; it must not be called while a
-// drain runs.
-func SetSortPolicy(minLen, shift int) (restore func()) {
-	m, sh := sortMin, sortAfterShift
-	sortMin, sortAfterShift = minLen, shift
-	return func() { sortMin, sortAfterShift = m, sh }
+// tuning is a heap's own tuning values, where they differ from the
+// package's constants: drains that sort while still small, or a far ring
+// that starts in a small heap, take the paths a large heap takes.
+type tuning struct {
+	sortMin, sortAfterShift int
+	farMin                  int
+}
+
+// tuned returns h's tuning, made from the constants on first use.
+func (h *Heap[V]) tuned() *tuning {
+	if h.tune == nil {
+		h.tune = &tuning{sortMin: sortMin, sortAfterShift: sortAfterShift, farMin: farMin}
+	}
+	return h.tune
+}
+
+// SetSortPolicy makes h's drains that start over at least minLen entries
+// sort what is still due once 1/2^shift of them have been taken (by
+// default 2^15 entries and 1/128). Nothing observable changes but the
+// cost; a scheduler's tests use it to run small drains through the sorted
+// run. It must not be called while a drain of h runs.
+func (h *Heap[V]) SetSortPolicy(minLen, shift int) {
+	t := h.tuned()
+	t.sortMin, t.sortAfterShift = minLen, shift
 }
 
 // Drain is a pass over the entries due by a deadline, smallest key first,
@@ -37,8 +52,12 @@ type Drain[V any] struct {
 // or re-keyed during the pass take part in it if they are due by upTo.
 func (h *Heap[V]) Drain(upTo int64) Drain[V] {
 	d := Drain[V]{h: h, upTo: upTo, sortIn: -1}
-	if n := h.Len(); n >= sortMin {
-		d.sortIn = n >> sortAfterShift
+	minLen, shift := sortMin, sortAfterShift
+	if t := h.tune; t != nil {
+		minLen, shift = t.sortMin, t.sortAfterShift
+	}
+	if n := h.Len(); n >= minLen {
+		d.sortIn = n >> shift
 	}
 	return d
 }

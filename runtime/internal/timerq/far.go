@@ -38,9 +38,17 @@ const (
 
 // farMin is the heap length at which an Update to a later key starts the
 // ring. Below it the heap fits in cache and a sift costs less than moving
-// an entry twice. A variable, so that tests can run small heaps through the
-// ring.
-var farMin = 4096
+// an entry twice. A heap's tuning may set another (tests run small heaps
+// through the ring).
+const farMin = 4096
+
+// farMinOf returns h's farMin.
+func (h *Heap[V]) farMinOf() int {
+	if t := h.tune; t != nil {
+		return t.farMin
+	}
+	return farMin
+}
 
 type farRing[V any] struct {
 	tail   [farBuckets]int32 // each bucket's newest chunk, -1 when empty

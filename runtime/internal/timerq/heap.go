@@ -33,6 +33,8 @@ type Heap[V any] struct {
 	farShift uint  // log2 of the bucket width in ns
 	farOn    bool  // the ring is started: farBase, farMax and farShift are set
 	farMiss  int   // see farTune
+
+	tune *tuning // nil: the package's constants (drain.go)
 }
 
 // slot keeps the key next to the value and the ID, so sift compares never
@@ -423,7 +425,7 @@ func (h *Heap[V]) Update(id ID, when int64, seq uint64) bool {
 			h.up(i, e)
 		case when == h.s[i].when && seq == h.s[i].seq:
 			// The same key: nothing to move.
-		case h.farFits(when) || len(h.s) >= farMin && h.farTune(when):
+		case h.farFits(when) || len(h.s) >= h.farMinOf() && h.farTune(when):
 			// Far past the heap's earliest: into the ring.
 			h.cutHeap(i)
 			h.farAdd(e)

@@ -20,7 +20,8 @@ import (
 //	                   Heap's few allocs/op are its slot array halving as it empties)
 //	intervals/10k      re-key the earliest of 10k values by its own period,
 //	                   1 to 60 s with a random phase: a scheduler firing
-//	                   intervals in a long drain, as in scene W1
+//	                   intervals in a long drain, as a virtual day of
+//	                   intervals does
 //
 // BenchmarkHeap adds drain-sorted/1M: sortDue of all 1M values, then Pop
 // them all (ns/op and ns/pop include the sort).

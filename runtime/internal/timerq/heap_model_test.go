@@ -213,12 +213,10 @@ func (hs *harness) rekeyTop(delta int64) {
 	hs.update(id, when+delta, seq)
 }
 
-// withFarMin sets farMin for one test run and returns a func that restores
-// it.
-func withFarMin(n int) func() {
-	old := farMin
-	farMin = n
-	return func() { farMin = old }
+// withFarMin makes the harness's heap start its far ring at n entries.
+func (hs *harness) withFarMin(n int) *harness {
+	hs.h.tuned().farMin = n
+	return hs
 }
 
 // takeTop checks that entry id may come first: ok matches the model and
@@ -305,7 +303,7 @@ func (hs *harness) sortDue(upTo int64) {
 // must hold nothing due: it sorted them into the run.
 func (hs *harness) drain(upTo int64, minLen, shift int, seed uint64) {
 	hs.t.Helper()
-	defer SetSortPolicy(minLen, shift)()
+	hs.h.SetSortPolicy(minLen, shift)
 	sortAt := -1
 	if n := hs.h.Len(); n >= minLen {
 		sortAt = n >> shift
@@ -514,8 +512,7 @@ var (
 func TestHeapModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		capacity := rapid.SampledFrom([]int{-1, 0, 1, 100}).Draw(rt, "capacity")
-		defer withFarMin(rapid.SampledFrom([]int{2, 16, 4096}).Draw(rt, "farMin"))()
-		hs := newHarness(rt, capacity)
+		hs := newHarness(rt, capacity).withFarMin(rapid.SampledFrom([]int{2, 16, 4096}).Draw(rt, "farMin"))
 		when := rapid.OneOf(rapid.SampledFrom(whens), rapid.Int64())
 		seq := rapid.OneOf(rapid.SampledFrom(seqs), rapid.Uint64())
 		// pickID draws a queued ID, or any: stale, never handed out,
@@ -588,8 +585,7 @@ func FuzzHeap(f *testing.F) {
 	f.Add([]byte{9, 100, 0, 8, 130, 0, 0x13, 0, 0, 0x24, 140, 1, 10, 50, 0, 9, 30, 1, 8, 7, 0, 10, 200, 0})
 	f.Add([]byte{9, 120, 1, 8, 7, 0, 0, 200, 3, 10, 20, 0, 7, 0, 0, 0, 150, 2, 0x23, 0, 0, 2, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer withFarMin(2 + len(data)%64)()
-		hs := newHarness(t, int(len(data)%3)-1)
+		hs := newHarness(t, int(len(data)%3)-1).withFarMin(2 + len(data)%64)
 		for ; len(data) >= 3; data = data[3:] {
 			id := ID(data[0]>>4) - 1
 			if id == 14 {
@@ -730,9 +726,8 @@ func checkFar[V comparable](t tb, h *Heap[V], mark func(ID, string, int)) {
 func TestFarRingModel(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
-			defer withFarMin(64)()
 			r := rand.New(rand.NewPCG(seed, 7))
-			hs := newHarness(t, -1)
+			hs := newHarness(t, -1).withFarMin(64)
 			for i := range 400 {
 				hs.push(r.Int64N(60_000), uint64(i))
 			}
@@ -787,8 +782,7 @@ func TestFarRingModel(t *testing.T) {
 // them have missed it while it is empty, it starts again with buckets wide
 // enough to take them.
 func TestFarRingRetunes(t *testing.T) {
-	defer withFarMin(64)()
-	hs := newHarness(t, -1)
+	hs := newHarness(t, -1).withFarMin(64)
 	for i := range 500 {
 		hs.push(int64(i), uint64(i))
 	}
@@ -817,9 +811,8 @@ func TestFarRingRetunes(t *testing.T) {
 // order, which comes out as the run without a sort; and re-keying an entry
 // to the key it has, wherever it is, leaves it there.
 func TestFarRingTimersStartedTogether(t *testing.T) {
-	defer withFarMin(64)()
 	const n, period = 300, 1000
-	hs := newHarness(t, -1)
+	hs := newHarness(t, -1).withFarMin(64)
 	for i := range n {
 		hs.push(period, uint64(i))
 	}

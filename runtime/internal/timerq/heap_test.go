@@ -934,8 +934,8 @@ func TestZeroAllocs(t *testing.T) {
 // entries share keys (100 per key here): the sort may order them differently than
 // the heap did.
 func TestDrainSortKeepsPeekAndPopTogether(t *testing.T) {
-	defer SetSortPolicy(0, 3)()
 	h := NewHeap[int](0)
+	h.SetSortPolicy(0, 3)
 	for i := range 600 {
 		h.Push(int64(i%3), uint64(i%2), i) // 100 entries per key
 	}

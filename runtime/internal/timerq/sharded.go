@@ -43,9 +43,9 @@ type Sharded[V any] struct {
 // one its goroutine's stack address hashes to (see hint), so the adds of
 // one goroutine go to one shard, whose lines stay in its core's cache.
 // Two goroutines that meet on a shard part: the one whose TryLock fails
-// moves its hint to the shard it took instead. Beside the per-P hint of a
-// sync.Pool, which this replaces, it saves a pin, a Get and a Put an Add
-// (a fifth of the time of an Add then Remove from two goroutines).
+// moves its hint to the shard it took instead. Beside a per-P hint kept in
+// a sync.Pool, it saves a pin, a Get and a Put an Add (a fifth of the time
+// of an Add then Remove from two goroutines).
 const (
 	hintBits  = 6
 	hintSlots = 1 << hintBits

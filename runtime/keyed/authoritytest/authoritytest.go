@@ -25,14 +25,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/keyed"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // Subject is one owner under the authority being tested.
 type Subject struct {
 	// Owner ticks under Authority.
 	Owner     *keyed.Owner
-	Authority keyed.Authority
+	Authority cadence.Authority
 	// Lose ends this process's ownership and returns once the authority
 	// admits no tick (Lease not held, or its deadline passed); it stays
 	// lost until Regain.
@@ -45,12 +47,12 @@ type Subject struct {
 // Harness makes subjects.
 type Harness struct {
 	// Clock is the scheduler's clock, the one Lease's deadlines are on.
-	Clock keyed.Clock
+	Clock temporal.Clock
 	// Interval is the test timer's period: short against the time a loss
 	// and a regain take.
-	Interval time.Duration
+	Interval temporal.Duration
 	// Within bounds every wait for a tick or a change.
-	Within time.Duration
+	Within temporal.Duration
 	// New returns a subject whose owner is on s and holds the authority.
 	New func(t *testing.T, s *keyed.Scheduler) Subject
 }
@@ -65,7 +67,7 @@ func Run(t *testing.T, h Harness) {
 // record is one callback's view.
 type record struct {
 	fire  keyed.Fire
-	lease keyed.Lease
+	lease cadence.Lease
 	held  bool
 	now   int64
 	phase int32
@@ -96,7 +98,7 @@ func newRig(t *testing.T, h Harness) *rig {
 	r.sub = h.New(t, s)
 	_, err = r.sub.Owner.Register(keyed.Config{Key: "contract", Interval: h.Interval, Callback: func(f keyed.Fire) {
 		l, held := r.sub.Authority.Lease()
-		rec := record{fire: f, lease: l, held: held, now: h.Clock.Now(), phase: r.phase.Load()}
+		rec := record{fire: f, lease: l, held: held, now: h.Clock.Now().UnixNano(), phase: r.phase.Load()}
 		r.mu.Lock()
 		r.recs = append(r.recs, rec)
 		r.mu.Unlock()
@@ -117,7 +119,7 @@ func (r *rig) await(t *testing.T, n int) {
 	r.mu.Lock()
 	want := len(r.recs) + n
 	r.mu.Unlock()
-	deadline := time.NewTimer(r.h.Within)
+	deadline := time.NewTimer(r.h.Within.Std())
 	defer deadline.Stop()
 	for {
 		r.mu.Lock()
@@ -158,7 +160,7 @@ func noTickWhileLost(t *testing.T, h Harness) {
 	before := r.take()
 	r.sub.Lose(t)
 	r.phase.Store(1)
-	if l, held := r.sub.Authority.Lease(); held && h.Clock.Now() < l.Deadline {
+	if l, held := r.sub.Authority.Lease(); held && h.Clock.Now().UnixNano() < l.Deadline {
 		t.Fatalf("Lose returned with the authority admitting: %+v", l)
 	}
 	r.sub.Regain(t)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/metronome-rt/metronome/runtime/keyed"
 	"github.com/metronome-rt/metronome/runtime/keyed/authoritytest"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -18,11 +19,11 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // regained by Renew.
 func TestLocalLeaseContract(t *testing.T) {
 	clock := keyed.SystemClock()
-	const lease = 200 * time.Millisecond
+	const lease = 200 * temporal.Millisecond
 	authoritytest.Run(t, authoritytest.Harness{
 		Clock:    clock,
-		Interval: 5 * time.Millisecond,
-		Within:   5 * time.Second,
+		Interval: 5 * temporal.Millisecond,
+		Within:   5 * temporal.Second,
 		New: func(t *testing.T, s *keyed.Scheduler) authoritytest.Subject {
 			o, err := s.NewOwner(lease)
 			if err != nil {
@@ -34,7 +35,7 @@ func TestLocalLeaseContract(t *testing.T) {
 				stop, done = make(chan struct{}), make(chan struct{})
 				go func(stop, done chan struct{}) {
 					defer close(done)
-					tk := time.NewTicker(lease / 10)
+					tk := time.NewTicker((lease / 10).Std())
 					defer tk.Stop()
 					for {
 						select {
@@ -62,7 +63,7 @@ func TestLocalLeaseContract(t *testing.T) {
 					halt()
 					// Wait out the deadline: lease arithmetic, bounded by the lease.
 					l, _ := a.Lease()
-					timer := time.NewTimer(time.Duration(l.Deadline - clock.Now()))
+					timer := time.NewTimer(time.Duration(l.Deadline - clock.Now().UnixNano()))
 					defer timer.Stop()
 					<-timer.C
 				},

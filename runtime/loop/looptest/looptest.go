@@ -13,13 +13,20 @@ import (
 	"time"
 
 	"github.com/metronome-rt/metronome/runtime/loop"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // Recorder is an ordered log.
 type Recorder struct{ entries []string }
 
-// Add appends a formatted entry.
+// Add appends a formatted entry. A temporal.Duration is written as the
+// time package writes a duration (16ms), which a log reads best.
 func (r *Recorder) Add(format string, args ...any) {
+	for i, a := range args {
+		if d, ok := a.(temporal.Duration); ok {
+			args[i] = d.Std()
+		}
+	}
 	r.entries = append(r.entries, fmt.Sprintf(format, args...))
 }
 
@@ -50,7 +57,7 @@ type ScriptedSource struct {
 
 	allowance   int
 	replenished bool
-	dl          time.Duration
+	dl          temporal.Duration
 	dlTask      func()
 	hasDL       bool
 	Settles     int
@@ -59,15 +66,10 @@ type ScriptedSource struct {
 // NewScripted returns a source named name of class c on clock (for its
 // deadline).
 func NewScripted(name string, c loop.Class, clock *loop.Clock) *ScriptedSource {
-	return &ScriptedSource{info: loop.SourceInfo{Name: name, TaskSource: loop.Other, Class: c}, clock: clock}
+	return &ScriptedSource{info: loop.SourceInfo{Name: name, Class: c}, clock: clock}
 }
 
-// WithRank sets the source's TaskSource; WithFrames makes it one that wants
-// frames when Frame is set.
-func (s *ScriptedSource) WithRank(ts loop.TaskSource) *ScriptedSource {
-	s.info.TaskSource = ts
-	return s
-}
+// WithFrames makes the source one that wants frames when Frame is set.
 func (s *ScriptedSource) WithFrames() *ScriptedSource { s.info.WantsFrames = true; return s }
 
 // Add queues a task.
@@ -77,7 +79,7 @@ func (s *ScriptedSource) Add(f func()) { s.tasks = append(s.tasks, f) }
 func (s *ScriptedSource) Pending() int { return len(s.tasks) }
 
 // SetDeadline makes the source ready at at, with f as its task then.
-func (s *ScriptedSource) SetDeadline(at time.Duration, f func()) {
+func (s *ScriptedSource) SetDeadline(at temporal.Duration, f func()) {
 	s.dl, s.dlTask, s.hasDL = at, f, true
 }
 
@@ -120,12 +122,12 @@ func (s *ScriptedSource) Run() (bool, error) {
 	return true, nil
 }
 
-func (s *ScriptedSource) Deadline() (time.Duration, bool) { return s.dl, s.hasDL }
-func (s *ScriptedSource) WantsFrame() bool                { return s.Frame }
-func (s *ScriptedSource) Live() bool                      { return s.LiveFlag }
-func (s *ScriptedSource) Held() bool                      { return s.Hold && len(s.tasks) > 0 }
+func (s *ScriptedSource) Deadline() (temporal.Duration, bool) { return s.dl, s.hasDL }
+func (s *ScriptedSource) WantsFrame() bool                    { return s.Frame }
+func (s *ScriptedSource) Live() bool                          { return s.LiveFlag }
+func (s *ScriptedSource) Held() bool                          { return s.Hold && len(s.tasks) > 0 }
 
-func (s *ScriptedSource) BeginRun(time.Duration) {
+func (s *ScriptedSource) BeginRun(temporal.Duration) {
 	s.allowance, s.replenished = len(s.tasks), false
 }
 
@@ -165,13 +167,13 @@ func NewThread(name string) *ThreadSource { return &ThreadSource{name: name} }
 
 // Start makes the source live; after delay a goroutine delivers task (or,
 // with task nil, gives up), ends liveness and calls wake.
-func (t *ThreadSource) Start(delay time.Duration, task func(), wake func()) {
+func (t *ThreadSource) Start(delay temporal.Duration, task func(), wake func()) {
 	t.task = task
 	t.live.Store(true)
 	t.wg.Add(1)
 	go func() {
 		defer t.wg.Done()
-		time.Sleep(delay)
+		time.Sleep(delay.Std())
 		if task != nil {
 			t.ready.Store(true) // ready before the wake is delivered
 		}
@@ -184,7 +186,7 @@ func (t *ThreadSource) Start(delay time.Duration, task func(), wake func()) {
 func (t *ThreadSource) Wait() { t.wg.Wait() }
 
 func (t *ThreadSource) Info() loop.SourceInfo {
-	return loop.SourceInfo{Name: t.name, TaskSource: loop.Networking, Class: loop.Turn}
+	return loop.SourceInfo{Name: t.name, Class: loop.Turn}
 }
 func (t *ThreadSource) Ready() bool { return t.ready.Load() }
 func (t *ThreadSource) Live() bool  { return t.live.Load() }

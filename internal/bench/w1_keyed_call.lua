@@ -1,0 +1,20 @@
+-- The intervals scene on keyed timers whose callback calls a function: w1_keyed.lua
+-- with a callback that is not a leaf, so each fire resumes the callback as
+-- a coroutine (a keyed callback may wait), where a leaf runs as a call.
+local Temporal = require "temporal"
+local RS = require "runtime-scheduler"
+local N, H = tonumber((...)) or 1000, tonumber((select(2, ...))) or 1
+local seed = 42
+local function rnd() seed = (seed * 48271) % 2147483647; return seed / 2147483647 end
+local s = RS.create{ clock = Temporal.clock.fixed(Temporal.instant["from-epoch-ms"](0)) }
+local fires = 0
+local function bump() fires = fires + 1 end
+local function cb() bump() end
+for i = 1, N do
+  local period = 1000 + math.floor(rnd() * 59000)
+  local phase = math.floor(rnd() * period)
+  s:register_timer{ key = "w" .. i, delay = Temporal.duration{ milliseconds = phase },
+                    interval = Temporal.duration{ milliseconds = period }, callback = cb }
+end
+s:advance(Temporal.duration{ milliseconds = math.floor(H * 3600000) })
+print(("{\"peer\":\"metronome-lua-keyed-call\",\"N\":%d,\"hours\":%s,\"fires\":%d}"):format(N, tostring(H), fires))
