@@ -25,9 +25,9 @@ func (t *Timers) Debouncer(delayMs float64, fn func(args []any) error, opts ...s
 		return nil, err
 	}
 	if fn == nil {
-		return nil, &sched.OptionError{Method: name, Param: "fn", Want: "a function", Got: "nil"}
+		return nil, &temporal.OptionError{Method: name, Param: "fn", Want: "a function", Got: "nil"}
 	}
-	return &Debouncer{t: t, delay: d, fn: fn, opts: opts}, nil
+	return &Debouncer{t: t, delay: d, fn: fn, opts: t.with(opts)}, nil
 }
 
 // Call (re)arms the debouncer: the function will run delay after now with
@@ -37,7 +37,7 @@ func (t *Timers) Debouncer(delayMs float64, fn func(args []any) error, opts ...s
 // The error is the scheduler's (dropped, or a deadline past int64
 // nanoseconds); then nothing changed.
 func (d *Debouncer) Call(args ...any) error {
-	h, err := d.t.g.ScheduleOnce(d.delay, d.fire, d.opts...)
+	h, err := d.t.s.ScheduleOnce(d.delay, d.fire, d.opts...)
 	if err != nil {
 		return rename(err, "Debouncer.Call", "delayMs", d.delay.Milliseconds())
 	}

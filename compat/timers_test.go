@@ -34,7 +34,7 @@ func newRig(t *testing.T) *rig {
 	return &rig{t: t, s: s, tm: compat.New(s)}
 }
 
-func (r *rig) cb(name string) sched.Func {
+func (r *rig) cb(name string) func() error {
 	return func() error { r.log = append(r.log, name+"@"+r.s.Elapsed().DecimalSeconds()); return nil }
 }
 
@@ -256,7 +256,7 @@ func TestTimersDelegateToTheHostsTypedScheduler(t *testing.T) {
 	h := hostservices.New(temporal.Fixed(epoch))
 	tm := compat.New(h.Scheduler())
 	var log []string
-	note := func(n string) sched.Func {
+	note := func(n string) func() error {
 		return func() error { log = append(log, n+"@"+h.Scheduler().Elapsed().DecimalSeconds()); return nil }
 	}
 	r := &rig{t: t}
@@ -266,7 +266,7 @@ func TestTimersDelegateToTheHostsTypedScheduler(t *testing.T) {
 	if l := tm.List(); len(l) != 2 || l[0].Group != compat.GroupName || l[0].Kind != sched.KindEvery || l[1].Kind != sched.KindOnce {
 		t.Fatalf("compat jobs %+v, want typed every and once jobs in group %q", l, compat.GroupName)
 	}
-	if h.Jobs().Count() != 1 || h.Scheduler().Count() != 3 {
+	if h.Scheduler().Count(h.Jobs()) != 1 || h.Scheduler().Count() != 3 {
 		t.Fatal("compat timers and host jobs are not on one scheduler in separate groups")
 	}
 	h.SetPaused(true)
@@ -358,7 +358,7 @@ func TestBadMillisecondsAreErrorsThatChangeNothing(t *testing.T) {
 		{func() error { _, err := r.tm.Debouncer(1, nil); return err }, "Debouncer: fn: want a function, got nil"},
 	} {
 		err := c.call()
-		var oe *sched.OptionError
+		var oe *temporal.OptionError
 		if !errors.As(err, &oe) || err.Error() != c.want {
 			t.Errorf("error %v\nwant %s", err, c.want)
 		}
@@ -378,7 +378,7 @@ func TestDeadlinePastInt64IsAnErrorNamingTheMillisecondKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := r.tm.Timeout(2, r.cb("x"))
-	var oe *sched.OptionError
+	var oe *temporal.OptionError
 	if !errors.As(err, &oe) || oe.Method != "Timeout" || oe.Param != "delayMs" || oe.Got != 2.0 {
 		t.Fatalf("error %v, want an OptionError naming Timeout and delayMs", err)
 	}

@@ -6,6 +6,8 @@
 // (Jobs); a compatibility layer such as compat.Timers joins the same
 // timeline through a group of its own (compat.New(h.Scheduler())), so both
 // run in one (deadline, creation) order while each clears only its own.
+// RunNext, RunAll, RunToLast and Jump move every job of the timeline as a
+// test drives a fake clock, never the facets.
 //
 // # Frames
 //
@@ -46,12 +48,13 @@
 // # Errors
 //
 // Malformed deltas (NaN, ±Inf, negative, or too large for int64
-// nanoseconds; temporal.Millis decides) are a *sched.OptionError naming the
-// method and "deltaMs" (or "d"), and change nothing, paused or not. By
+// nanoseconds; temporal.Millis decides) are a *temporal.OptionError naming
+// the method and "deltaMs" (or "d"), and change nothing, paused or not. By
 // default a job's error stops the frame: the scheduler stays at that job's
 // deadline (the rest of the delta is not applied), no facet runs, and the
-// error comes back wrapped in a *sched.JobError. A facet's error stops the frame too: the facets after
-// it do not run, and the error comes back in a *FacetError naming the facet.
+// error comes back wrapped in a *sched.JobError. A facet's error stops the
+// frame too: the facets after it do not run, and the error comes back in a
+// *FacetError naming the facet.
 // Nothing is swallowed. Update or Step called from inside a job or facet of
 // the same host is a *sched.CallError wrapping sched.ErrReentrant, paused
 // or not.
@@ -78,7 +81,8 @@
 // A Runner moves a host by itself: to each next deadline while no facet is
 // registered, frame by frame (RunnerOptions.Frame) while facets are, until
 // nothing is pending, the host is paused, RunnerOptions.Until is reached
-// or Quit is called (Stopped says which). It is a driver.Steppable, so
+// or Quit is called (Stopped says which). Its Next only asks how long until
+// the next step; Step moves the host. It is a driver.Steppable, so
 // runtime/driver's Run steps it in wall time; RunVirtual runs the same loop
 // in virtual time, without sleeping.
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/metronome-rt/metronome/hostservices"
+	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -11,7 +12,7 @@ import (
 // facets while paused.
 func ExampleHost_SetPaused() {
 	h := hostservices.New(temporal.Fixed(temporal.FromUnixNano(0)))
-	h.ScheduleEvery(10*temporal.Millisecond, func() error {
+	h.ScheduleEvery(sched.Every{Interval: 10 * temporal.Millisecond}, func() error {
 		fmt.Println("job at", h.Scheduler().Elapsed().DecimalSeconds())
 		return nil
 	})

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/metronome-rt/metronome/hostservices"
-	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -22,7 +21,7 @@ type hostSnapshot struct {
 // is fuzzed too. Update never panics; it fails exactly when temporal.Millis
 // refuses the delta (NaN, ±Inf, negative, beyond int64 ns) or the frame
 // would carry the host's time past int64 nanoseconds; a failure is a
-// *sched.OptionError and changes nothing. A paused host changes nothing
+// *temporal.OptionError and changes nothing. A paused host changes nothing
 // either; a running one moves by exactly the delta, runs the job once it is
 // due, and runs its facet once.
 func FuzzUpdateDelta(f *testing.F) {
@@ -68,9 +67,9 @@ func FuzzUpdateDelta(f *testing.F) {
 				t.Fatalf("Update(%v) after %v: error %v; Millis ok %v, fits %v", delta, before.elapsed, err, ok, fits)
 			}
 			if err != nil {
-				var oe *sched.OptionError
+				var oe *temporal.OptionError
 				if !errors.As(err, &oe) {
-					t.Fatalf("Update(%v): %T %v: want a *sched.OptionError", delta, err, err)
+					t.Fatalf("Update(%v): %T %v: want a *temporal.OptionError", delta, err, err)
 				}
 				if after != before {
 					t.Fatalf("Update(%v) failed with %v but changed the host: %+v -> %+v", delta, err, before, after)

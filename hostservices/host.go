@@ -41,7 +41,8 @@ func (f FacetFunc) Update(deltaMs float64) error { return f(deltaMs) }
 type Host struct {
 	s      *sched.Scheduler
 	jobs   *sched.Group
-	facets []*entry // registration order; removed entries are dropped at once
+	in     []sched.JobOption // InGroup(jobs)
+	facets []*entry          // registration order; removed entries are dropped at once
 	byName map[string]*entry
 	paused bool
 	busy   bool // a frame is running
@@ -87,8 +88,8 @@ func New(clock temporal.Clock) *Host {
 	if clock == nil {
 		panic("hostservices.New: nil clock")
 	}
-	s := sched.New(clock)
-	return &Host{s: s, jobs: s.NewGroup("app-host"), byName: map[string]*entry{}}
+	g := &sched.Group{Name: "app-host"}
+	return &Host{s: sched.New(clock), jobs: g, in: []sched.JobOption{sched.InGroup(g)}, byName: map[string]*entry{}}
 }
 
 // Scheduler returns the host's scheduler: the one timeline that Update and
@@ -101,41 +102,49 @@ func (h *Host) Scheduler() *sched.Scheduler { return h.s }
 // ScheduleOnce, ScheduleEvery and ScheduleRecurrence add and Clear removes.
 func (h *Host) Jobs() *sched.Group { return h.jobs }
 
+// with is opts and the host's group.
+func (h *Host) with(opts []sched.JobOption) []sched.JobOption {
+	if len(opts) == 0 {
+		return h.in
+	}
+	return append(opts[:len(opts):len(opts)], h.in[0])
+}
+
 // ScheduleOnce runs fn once, delay after Now(); see sched.Scheduler.
-func (h *Host) ScheduleOnce(delay temporal.Duration, fn sched.Func, opts ...sched.JobOption) (sched.Handle, error) {
-	return h.jobs.ScheduleOnce(delay, fn, opts...)
+func (h *Host) ScheduleOnce(delay temporal.Duration, fn func() error, opts ...sched.JobOption) (sched.Handle, error) {
+	return h.s.ScheduleOnce(delay, fn, h.with(opts)...)
 }
 
-// ScheduleEvery runs fn every interval, first at Now()+interval; see
-// sched.Scheduler.
-func (h *Host) ScheduleEvery(interval temporal.Duration, fn sched.Func, opts ...sched.JobOption) (sched.Handle, error) {
-	return h.jobs.ScheduleEvery(interval, fn, opts...)
+// ScheduleEvery runs fn as e says, by default every e.Interval from
+// Now()+e.Interval; see sched.Scheduler.
+func (h *Host) ScheduleEvery(e sched.Every, fn func() error, opts ...sched.JobOption) (sched.Handle, error) {
+	return h.s.ScheduleEvery(e, fn, h.with(opts)...)
 }
 
-// ScheduleRecurrence fires fn at each occurrence of r not before Now(); see
-// sched.Scheduler.
-func (h *Host) ScheduleRecurrence(r sched.Recurrence, fn sched.RecurrenceFunc, opts ...sched.JobOption) (sched.Handle, error) {
-	return h.jobs.ScheduleRecurrence(r, fn, opts...)
+// ScheduleRecurrence fires fn at each occurrence of r not before Now(),
+// with the occurrence's instant and index; see sched.Scheduler.
+func (h *Host) ScheduleRecurrence(r sched.Recurrence, fn func(at temporal.Instant, index int) error, opts ...sched.JobOption) (sched.Handle, error) {
+	return h.s.ScheduleRecurrence(r, fn, h.with(opts)...)
 }
 
 // Clear deactivates the host's own pending jobs. Jobs other groups put on
 // the scheduler (compatibility timers) and the facets stay. Called from a
 // job, it stops the host's jobs due at the same deadline.
-func (h *Host) Clear() error { return h.jobs.Clear() }
+func (h *Host) Clear() error { return h.s.Clear(h.jobs) }
 
 // Register adds f under name, after the facets registered so far. A name
 // already taken is an error wrapping ErrNameTaken; an empty name or a nil f
-// is a *sched.OptionError. Registered during a frame, f first runs in the
+// is a *temporal.OptionError. Registered during a frame, f first runs in the
 // next frame.
 func (h *Host) Register(name string, f Facet) error {
 	if name == "" {
-		return &sched.OptionError{Method: "Register", Param: "name", Want: "a non-empty string", Got: `""`}
+		return &temporal.OptionError{Method: "Register", Param: "name", Want: "a non-empty string", Got: `""`}
 	}
 	if f == nil {
-		return &sched.OptionError{Method: "Register", Param: "f", Want: "a facet", Got: "nil"}
+		return &temporal.OptionError{Method: "Register", Param: "f", Want: "a facet", Got: "nil"}
 	}
 	if ff, ok := f.(FacetFunc); ok && ff == nil {
-		return &sched.OptionError{Method: "Register", Param: "f", Want: "a facet", Got: "nil FacetFunc"}
+		return &temporal.OptionError{Method: "Register", Param: "f", Want: "a facet", Got: "nil FacetFunc"}
 	}
 	if _, taken := h.byName[name]; taken {
 		return &sched.CallError{Method: "Register", Err: fmt.Errorf("facet %q: %w", name, ErrNameTaken)}
@@ -245,20 +254,20 @@ func (h *Host) StepBy(d temporal.Duration) error {
 func (h *Host) millis(name string, ms float64) (temporal.Duration, error) {
 	d, ok := temporal.Millis(ms)
 	if !ok {
-		return 0, &sched.OptionError{Method: name, Param: "deltaMs", Want: temporal.WantMillis, Got: ms}
+		return 0, &temporal.OptionError{Method: name, Param: "deltaMs", Want: temporal.WantMillis, Got: ms}
 	}
 	if h.tooLong(d) {
-		return 0, &sched.OptionError{Method: name, Param: "deltaMs", Want: "a number of milliseconds that keeps the host's time within int64 nanoseconds", Got: ms}
+		return 0, &temporal.OptionError{Method: name, Param: "deltaMs", Want: "a number of milliseconds that keeps the host's time within int64 nanoseconds", Got: ms}
 	}
 	return d, nil
 }
 
 func (h *Host) checkDuration(name string, d temporal.Duration) error {
 	if d < 0 {
-		return &sched.OptionError{Method: name, Param: "d", Want: "a duration >= 0", Got: d}
+		return &temporal.OptionError{Method: name, Param: "d", Want: "a duration >= 0", Got: d}
 	}
 	if h.tooLong(d) {
-		return &sched.OptionError{Method: name, Param: "d", Want: "a duration that keeps the host's time within int64 nanoseconds", Got: d}
+		return &temporal.OptionError{Method: name, Param: "d", Want: "a duration that keeps the host's time within int64 nanoseconds", Got: d}
 	}
 	return nil
 }
@@ -270,7 +279,9 @@ func (h *Host) tooLong(d temporal.Duration) bool { return d > h.room() }
 
 // room is the longest frame tooLong allows.
 func (h *Host) room() temporal.Duration {
-	used := int64(h.s.Elapsed()) + max(h.s.Epoch().UnixNano(), 0)
+	elapsed := int64(h.s.Elapsed())
+	epoch := h.s.Now().UnixNano() - elapsed
+	used := elapsed + max(epoch, 0)
 	return temporal.Duration(math.MaxInt64 - used)
 }
 

@@ -44,7 +44,7 @@ func (r *rig) elapsed() string {
 
 func (r *rig) note(name string) { r.log = append(r.log, name+"@"+r.elapsed()) }
 
-func (r *rig) cb(name string) sched.Func {
+func (r *rig) cb(name string) func() error {
 	return func() error { r.note(name); return nil }
 }
 
@@ -67,7 +67,7 @@ func (r *rig) once(name string, d temporal.Duration) sched.Handle {
 
 func (r *rig) every(name string, d temporal.Duration) sched.Handle {
 	r.t.Helper()
-	h, err := r.h.ScheduleEvery(d, r.cb(name))
+	h, err := r.h.ScheduleEvery(sched.Every{Interval: d}, r.cb(name))
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func (r *rig) elapsedIs(want temporal.Duration) {
 	}
 }
 
-// --- Seed: Host scheduler integration ---
+// --- The host's scheduler ---
 
 // "app-host.services.make-scheduler owns an internal runtime scheduler and
 // exposes typed delegation methods."
@@ -126,9 +126,6 @@ func TestHostOwnsPrivateScheduler(t *testing.T) {
 	b := hostservices.New(temporal.Fixed(later(5 * s)))
 	if a.Scheduler() == b.Scheduler() {
 		t.Fatal("two hosts share a scheduler")
-	}
-	if a.Jobs().Scheduler() != a.Scheduler() {
-		t.Fatal("Jobs is not a group of the host's scheduler")
 	}
 	if got := b.Now(); got != later(5*s) {
 		t.Fatalf("Now %v, want the clock's instant", got)
@@ -140,7 +137,7 @@ func TestHostOwnsPrivateScheduler(t *testing.T) {
 	if err := b.Update(20); err != nil {
 		t.Fatal(err)
 	}
-	if ran != 0 || a.Jobs().Count() != 1 || b.Jobs().Count() != 0 {
+	if ran != 0 || a.Scheduler().Count(a.Jobs()) != 1 || b.Scheduler().Count(b.Jobs()) != 0 {
 		t.Fatalf("updating one host moved the other: ran %d", ran)
 	}
 }
@@ -148,7 +145,7 @@ func TestHostOwnsPrivateScheduler(t *testing.T) {
 func TestTypedScheduleOnceDelegates(t *testing.T) {
 	r := newRig(t)
 	h := r.once("a", 10*ms)
-	if !h.Active() || r.h.Jobs().Count() != 1 || r.h.Scheduler().Count() != 1 {
+	if !h.Active() || r.h.Scheduler().Count(r.h.Jobs()) != 1 || r.h.Scheduler().Count() != 1 {
 		t.Fatal("schedule-once did not reach the host's jobs")
 	}
 	r.run([]frame{
@@ -165,7 +162,7 @@ func TestTypedScheduleEveryDelegates(t *testing.T) {
 		{ms: 35, want: []string{"e@0.01s", "e@0.02s", "e@0.03s"}},
 		{ms: 5, want: []string{"e@0.04s"}},
 	})
-	if info := r.h.Jobs().List(); len(info) != 1 || info[0].Kind != sched.KindEvery || info[0].Interval != 10*ms {
+	if info := r.h.Scheduler().List(r.h.Jobs()); len(info) != 1 || info[0].Kind != sched.KindEvery || info[0].Interval != 10*ms {
 		t.Fatalf("jobs %+v", info)
 	}
 }
@@ -180,8 +177,8 @@ func TestTypedScheduleRecurrenceDelegates(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	_, err = r.h.ScheduleRecurrence(sched.Recurrence{Set: set, Zone: "UTC"}, func(o sched.Occurrence) error {
-		got = append(got, fmt.Sprintf("%d@%s", o.Index, r.elapsed()))
+	_, err = r.h.ScheduleRecurrence(sched.Recurrence{Set: set, Zone: "UTC"}, func(at temporal.Instant, index int) error {
+		got = append(got, fmt.Sprintf("%d@%s", index, r.elapsed()))
 		return nil
 	})
 	if err != nil {
@@ -198,7 +195,7 @@ func TestTypedScheduleRecurrenceDelegates(t *testing.T) {
 func TestTypedScheduleRefusesBadArgumentsAndChangesNothing(t *testing.T) {
 	r := newRig(t)
 	r.every("keep", 5*ms)
-	before := r.h.Jobs().List()
+	before := r.h.Scheduler().List(r.h.Jobs())
 	for _, c := range []struct {
 		name string
 		call func() error
@@ -206,19 +203,19 @@ func TestTypedScheduleRefusesBadArgumentsAndChangesNothing(t *testing.T) {
 	}{
 		{"negative delay", func() error { _, err := r.h.ScheduleOnce(-1, r.cb("x")); return err }, "ScheduleOnce: delay: want a duration >= 0, got -PT0.000000001S"},
 		{"nil once", func() error { _, err := r.h.ScheduleOnce(ms, nil); return err }, "ScheduleOnce: fn: want a function"},
-		{"zero interval", func() error { _, err := r.h.ScheduleEvery(0, r.cb("x")); return err }, "ScheduleEvery: interval: want a duration > 0, got PT0S"},
+		{"zero interval", func() error { _, err := r.h.ScheduleEvery(sched.Every{Interval: 0}, r.cb("x")); return err }, "ScheduleEvery: e.Interval: want a duration > 0, got PT0S"},
 		{"nil recurrence set", func() error {
-			_, err := r.h.ScheduleRecurrence(sched.Recurrence{Zone: "UTC"}, func(sched.Occurrence) error { return nil })
+			_, err := r.h.ScheduleRecurrence(sched.Recurrence{Zone: "UTC"}, func(temporal.Instant, int) error { return nil })
 			return err
 		}, "ScheduleRecurrence: r.Set"},
 	} {
 		err := c.call()
-		var oe *sched.OptionError
+		var oe *temporal.OptionError
 		if !errors.As(err, &oe) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want an OptionError containing %q", c.name, err, c.want)
 		}
 	}
-	if after := r.h.Jobs().List(); !slices.Equal(after, before) {
+	if after := r.h.Scheduler().List(r.h.Jobs()); !slices.Equal(after, before) {
 		t.Fatalf("jobs changed: %+v -> %+v", before, after)
 	}
 }
@@ -232,7 +229,7 @@ func TestFacetRegistrySeparateFromJobs(t *testing.T) {
 		t.Fatalf("facets %q: a job shows up as a facet", got)
 	}
 	r.register("physics", r.facet("physics"))
-	if n := r.h.Jobs().Count(); n != 1 {
+	if n := r.h.Scheduler().Count(r.h.Jobs()); n != 1 {
 		t.Fatalf("%d jobs: registering a facet added or removed jobs", n)
 	}
 	if r.h.Unregister("job") {
@@ -245,7 +242,7 @@ func TestFacetRegistrySeparateFromJobs(t *testing.T) {
 		t.Fatalf("facets %q after clear, want physics: clear reaches jobs only", got)
 	}
 	r.once("job2", ms)
-	if !r.h.Unregister("physics") || r.h.Jobs().Count() != 1 {
+	if !r.h.Unregister("physics") || r.h.Scheduler().Count(r.h.Jobs()) != 1 {
 		t.Fatal("unregister touched the jobs")
 	}
 }
@@ -271,10 +268,10 @@ func TestPausedUpdateAdvancesNeitherJobsNorFacets(t *testing.T) {
 	r.register("physics", r.facet("physics"))
 	r.once("a", 0)
 	r.every("e", ms)
-	before := r.h.Jobs().List()
+	before := r.h.Scheduler().List(r.h.Jobs())
 	r.run([]frame{{paused: true, ms: 1000}, {paused: true, ms: 0}})
 	r.elapsedIs(0)
-	if after := r.h.Jobs().List(); !slices.Equal(after, before) {
+	if after := r.h.Scheduler().List(r.h.Jobs()); !slices.Equal(after, before) {
 		t.Fatalf("paused update changed the jobs: %+v -> %+v", before, after)
 	}
 	if !r.h.Paused() {
@@ -306,7 +303,7 @@ func TestStepWhenNotPausedIsAnUpdate(t *testing.T) {
 	r.run([]frame{{step: true, ms: 5, want: []string{"a@0.005s", "f(5)@0.005s"}}})
 }
 
-// --- Seed: Catch-up and lifecycle policy, as the host sees it ---
+// --- Catch-up and lifecycle policy, as the host sees it ---
 
 // "Host pause does not accumulate hidden elapsed time: paused host update
 // calls do not advance scheduled work."
@@ -327,7 +324,7 @@ func TestPausedUpdatesAccumulateNoHiddenTime(t *testing.T) {
 	frames = append(frames, frame{ms: 16, want: []string{"e@0.008s", "at10@0.01s", "at16@0.016s", "e@0.016s", "f(16)@0.016s"}})
 	r.run(frames)
 	r.elapsedIs(16 * ms)
-	if n := r.h.Jobs().Count(); n != 3 {
+	if n := r.h.Scheduler().Count(r.h.Jobs()); n != 3 {
 		t.Fatalf("%d jobs pending, want at17, at5s and e", n)
 	}
 }
@@ -355,7 +352,7 @@ func TestHostStepCatchesUpEachMissedInterval(t *testing.T) {
 func TestHostJobsAndCompatTimersInterleaveByDeadlineThenCreation(t *testing.T) {
 	r := newRig(t)
 	tm := compat.New(r.h.Scheduler())
-	compatCb := func(name string) sched.Func { return r.cb(name) }
+	compatCb := func(name string) func() error { return r.cb(name) }
 	must(tm.Timeout(10, compatCb("t10")))
 	r.once("h10", 10*ms)
 	must(tm.Interval(5, compatCb("i5")))
@@ -410,7 +407,7 @@ func TestClearDeactivatesHostJobsOnly(t *testing.T) {
 	if err := r.h.Clear(); err != nil {
 		t.Fatal(err)
 	}
-	if h.Active() || r.h.Jobs().Count() != 0 {
+	if h.Active() || r.h.Scheduler().Count(r.h.Jobs()) != 0 {
 		t.Fatal("host job still active after Clear")
 	}
 	r.run([]frame{{ms: 5, want: []string{"compat@0.005s"}}})
@@ -445,7 +442,7 @@ func TestRegisterRefusesEmptyNameAndNilFacet(t *testing.T) {
 		{"x", hostservices.FacetFunc(nil), "Register: f: want a facet, got nil FacetFunc"},
 	} {
 		err := r.h.Register(c.name, c.f)
-		var oe *sched.OptionError
+		var oe *temporal.OptionError
 		if !errors.As(err, &oe) || err.Error() != c.want {
 			t.Errorf("Register(%q, %v): %v, want %q", c.name, c.f, err, c.want)
 		}
@@ -582,7 +579,7 @@ func TestMalformedDeltaIsAnErrorAndChangesNothing(t *testing.T) {
 		r := newRig(t)
 		r.register("f", r.facet("f"))
 		r.once("a", 0)
-		before := r.h.Jobs().List()
+		before := r.h.Scheduler().List(r.h.Jobs())
 		r.h.SetPaused(paused)
 		for _, c := range []struct {
 			name  string
@@ -602,7 +599,7 @@ func TestMalformedDeltaIsAnErrorAndChangesNothing(t *testing.T) {
 			{"step-by overflow", func() error { return r.h.StepBy(math.MaxInt64) }, "StepBy: d: want a duration that keeps the host's time within int64 nanoseconds"},
 		} {
 			err := c.call()
-			var oe *sched.OptionError
+			var oe *temporal.OptionError
 			if !errors.As(err, &oe) || !strings.HasPrefix(err.Error(), c.wants) {
 				t.Errorf("paused=%v %s: %v, want %q", paused, c.name, err, c.wants)
 			}
@@ -611,7 +608,7 @@ func TestMalformedDeltaIsAnErrorAndChangesNothing(t *testing.T) {
 			t.Fatalf("paused=%v: ran %q", paused, got)
 		}
 		r.elapsedIs(0)
-		if after := r.h.Jobs().List(); !slices.Equal(after, before) {
+		if after := r.h.Scheduler().List(r.h.Jobs()); !slices.Equal(after, before) {
 			t.Fatalf("paused=%v: jobs changed", paused)
 		}
 		if r.h.Paused() != paused {

@@ -31,7 +31,7 @@ func (h *Host) advance(d temporal.Duration, onErr func(error) error) error {
 	if onErr == nil {
 		return h.s.Advance(d)
 	}
-	return h.s.AdvanceReporting(d, func(je *sched.JobError) error { return onErr(je) })
+	return h.s.Advance(d, func(je *sched.JobError) error { return onErr(je) })
 }
 
 // facetFailed returns what a facet's error does to the frame under the

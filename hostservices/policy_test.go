@@ -13,7 +13,7 @@ import (
 var errBoom = errors.New("boom")
 
 // failing is a job that notes its run and fails.
-func (r *rig) failing(name string) sched.Func {
+func (r *rig) failing(name string) func() error {
 	return func() error { r.note(name); return errBoom }
 }
 
@@ -62,7 +62,7 @@ func TestErrorHandlerHandsOverTheJobError(t *testing.T) {
 		t.Fatal(err)
 	}
 	var je *sched.JobError
-	if len(got) != 1 || !errors.Is(got[0], errBoom) || !errors.As(got[0], &je) || je.ID != bad.ID() {
+	if len(got) != 1 || !errors.Is(got[0], errBoom) || !errors.As(got[0], &je) || je.Job.ID != bad.ID() {
 		t.Fatalf("handler got %v, want one *sched.JobError for job %d wrapping errBoom", got, bad.ID())
 	}
 }
@@ -70,7 +70,7 @@ func TestErrorHandlerHandsOverTheJobError(t *testing.T) {
 func TestErrorHandlerSeesEachFailureOfARepeatingInterval(t *testing.T) {
 	r := newRig(t)
 	r.reportErrors()
-	iv := must2(r.h.ScheduleEvery(10*ms, r.failing("iv")))
+	iv := must2(r.h.ScheduleEvery(sched.Every{Interval: 10 * ms}, r.failing("iv")))
 	r.register("f", r.facet("f"))
 	r.run([]frame{
 		{ms: 35, want: []string{

@@ -3,7 +3,6 @@ package hostservices
 import (
 	"context"
 
-	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -100,16 +99,16 @@ type Runner struct {
 }
 
 // NewRunner returns a runner of h. A negative Frame or Until is a
-// *sched.OptionError. NewRunner panics if h is nil.
+// *temporal.OptionError. NewRunner panics if h is nil.
 func NewRunner(h *Host, opts RunnerOptions) (*Runner, error) {
 	if h == nil {
 		panic("hostservices.NewRunner: nil host")
 	}
 	if opts.Frame < 0 {
-		return nil, &sched.OptionError{Method: "NewRunner", Param: "opts.Frame", Want: "a duration >= 0", Got: opts.Frame}
+		return nil, &temporal.OptionError{Method: "NewRunner", Param: "opts.Frame", Want: "a duration >= 0", Got: opts.Frame}
 	}
 	if opts.Until < 0 {
-		return nil, &sched.OptionError{Method: "NewRunner", Param: "opts.Until", Want: "a duration >= 0", Got: opts.Until}
+		return nil, &temporal.OptionError{Method: "NewRunner", Param: "opts.Until", Want: "a duration >= 0", Got: opts.Until}
 	}
 	if opts.Frame == 0 {
 		opts.Frame = defaultFrame
@@ -128,7 +127,7 @@ func (r *Runner) Stopped() StopReason { return r.stop }
 
 // Next reports how long after the host's current time it needs its next
 // step: the time to its next deadline, or to the next frame while facets
-// are registered, cut to end at Until. ok is false when the run is over;
+// are registered, cut to end at Until. It only asks; Step moves the host. ok is false when the run is over;
 // Stopped then says why.
 func (r *Runner) Next() (wait temporal.Duration, ok bool) {
 	next, pending := r.h.s.NextDeadline()

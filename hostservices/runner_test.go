@@ -148,7 +148,7 @@ func TestRunnerDefaultFrame(t *testing.T) {
 
 func TestRunnerUntil(t *testing.T) {
 	g := newRunnerRig(t, hostservices.RunnerOptions{Until: 25 * ms})
-	if _, err := g.h.ScheduleEvery(10*ms, func() error { g.note("tick"); return nil }); err != nil {
+	if _, err := g.h.ScheduleEvery(sched.Every{Interval: 10 * ms}, func() error { g.note("tick"); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	g.run([]runnerStep{
@@ -281,9 +281,9 @@ func TestNewRunnerRefusesNegativeOptions(t *testing.T) {
 	h := hostservices.New(temporal.Fixed(epoch))
 	for _, opts := range []hostservices.RunnerOptions{{Frame: -1}, {Until: -ms}} {
 		r, err := hostservices.NewRunner(h, opts)
-		var oe *sched.OptionError
+		var oe *temporal.OptionError
 		if r != nil || !errors.As(err, &oe) || oe.Method != "NewRunner" {
-			t.Errorf("NewRunner(%+v) = %v, %v; want a *sched.OptionError from NewRunner", opts, r, err)
+			t.Errorf("NewRunner(%+v) = %v, %v; want a *temporal.OptionError from NewRunner", opts, r, err)
 		}
 	}
 	defer func() {
@@ -300,7 +300,7 @@ func TestNewRunnerRefusesNegativeOptions(t *testing.T) {
 func TestRunnerInRealTime(t *testing.T) {
 	scenario := func(g *runnerRig, wall func() string) {
 		tick := 0
-		g.h.ScheduleEvery(25*ms, func() error {
+		g.h.ScheduleEvery(sched.Every{Interval: 25 * ms}, func() error {
 			tick++
 			g.log = append(g.log, fmt.Sprintf("tick@%v%s", g.h.Scheduler().Elapsed().Std(), wall()))
 			if tick == 2 {

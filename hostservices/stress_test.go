@@ -62,7 +62,7 @@ func TestStressDriverCalls(t *testing.T) {
 							// live fine-grained intervals would be more work
 							// per step than wall time allows (the drain
 							// budget's case), not a race.
-							e, err := h.ScheduleEvery(temporal.Millisecond, func() error { return nil })
+							e, err := h.ScheduleEvery(sched.Every{Interval: temporal.Millisecond}, func() error { return nil })
 							intervals++
 							mine = append(mine, job{e, false})
 							return err

@@ -12,13 +12,21 @@ import (
 // running frame). The host's error policy (SetErrorHandler) is not applied: a
 // job's error comes out of the call, as the scheduler's verbs return it.
 
-// Next jumps to the earliest deadline and runs what is due there; see
-// sched.Scheduler.Next.
-func (h *Host) Next() (bool, error) {
-	if err := h.canRun("Next"); err != nil {
+// RunNext moves the host's time to the earliest deadline and runs what is
+// due there. It reports false, and does nothing, when nothing is pending.
+func (h *Host) RunNext() (bool, error) {
+	if err := h.canRun("RunNext"); err != nil {
 		return false, err
 	}
-	return h.s.Next()
+	at, ok := h.s.NextDeadline()
+	if !ok {
+		return false, nil
+	}
+	d, err := at.Sub(h.s.Now())
+	if err != nil {
+		return false, err
+	}
+	return true, h.s.Advance(max(d, 0))
 }
 
 // RunAll runs until nothing is pending, or fails after maxFires fires; see

@@ -15,15 +15,15 @@ import (
 func TestTestClockVerbsMoveJobsOnly(t *testing.T) {
 	h := hostservices.New(temporal.Fixed(epoch))
 	var log []string
-	note := func(s string) sched.Func { return func() error { log = append(log, s); return nil } }
-	other := h.Scheduler().NewGroup("other")
-	if _, err := other.ScheduleOnce(temporal.Millisecond*5, note("other@5")); err != nil {
+	note := func(s string) func() error { return func() error { log = append(log, s); return nil } }
+	other := &sched.Group{Name: "other"}
+	if _, err := h.Scheduler().ScheduleOnce(temporal.Millisecond*5, note("other@5"), sched.InGroup(other)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.ScheduleOnce(temporal.Millisecond*5, note("host@5")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.ScheduleEvery(temporal.Millisecond*10, note("every")); err != nil {
+	if _, err := h.ScheduleEvery(sched.Every{Interval: temporal.Millisecond * 10}, note("every")); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.Register("f", hostservices.FacetFunc(func(float64) error { log = append(log, "facet"); return nil })); err != nil {
@@ -33,8 +33,8 @@ func TestTestClockVerbsMoveJobsOnly(t *testing.T) {
 	if h.Count() != 3 || len(h.List()) != 3 || h.List()[0].Group != "other" {
 		t.Fatalf("count %d, list %+v", h.Count(), h.List())
 	}
-	if ran, err := h.Next(); !ran || err != nil {
-		t.Fatalf("Next: %v, %v", ran, err)
+	if ran, err := h.RunNext(); !ran || err != nil {
+		t.Fatalf("RunNext: %v, %v", ran, err)
 	}
 	if err := h.Jump(temporal.Millisecond * 30); err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestTestClockVerbsRefuseReentry(t *testing.T) {
 	h := hostservices.New(temporal.Fixed(epoch))
 	var errs []error
 	err := h.Register("mover", hostservices.FacetFunc(func(float64) error {
-		_, err := h.Next()
+		_, err := h.RunNext()
 		errs = append(errs, err, h.RunAll(1), h.RunToLast(1), h.Jump(0))
 		return nil
 	}))
@@ -67,7 +67,7 @@ func TestTestClockVerbsRefuseReentry(t *testing.T) {
 	if err := h.Update(1); err != nil {
 		t.Fatal(err)
 	}
-	for i, name := range []string{"Next", "RunAll", "RunToLast", "Jump"} {
+	for i, name := range []string{"RunNext", "RunAll", "RunToLast", "Jump"} {
 		var ce *sched.CallError
 		if !errors.As(errs[i], &ce) || ce.Method != name || !errors.Is(errs[i], sched.ErrReentrant) {
 			t.Errorf("%s from a facet: %v", name, errs[i])
@@ -80,7 +80,7 @@ func TestTestClockVerbsRefuseReentry(t *testing.T) {
 func TestTestClockRunToLastStopsAtItsLimit(t *testing.T) {
 	h := hostservices.New(temporal.Fixed(epoch))
 	fires := 0
-	if _, err := h.ScheduleEvery(temporal.Millisecond*5, func() error { fires++; return nil }); err != nil {
+	if _, err := h.ScheduleEvery(sched.Every{Interval: temporal.Millisecond * 5}, func() error { fires++; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.ScheduleOnce(temporal.Hour*24, func() error { return nil }); err != nil {

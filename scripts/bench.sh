@@ -36,9 +36,9 @@ bench() { # bench PACKAGE REGEXP BENCHTIME
 }
 
 # Scheduler micro-benchmarks: metronome, container-heap, afterfunc.
-bench ./runtime/sched '^Benchmark(ScheduleCancel|RandomCancel|ScheduleFire)$' "$BENCHTIME"
-bench ./runtime/sched '^BenchmarkDrain1M$' 3x
-bench ./runtime/sched '^BenchmarkMemoryPerPendingOnce$' 1x
+bench ./internal/bench '^Benchmark(ScheduleCancel|RandomCancel|ScheduleFire)$' "$BENCHTIME"
+bench ./internal/bench '^BenchmarkDrain1M$' 3x
+bench ./internal/bench '^BenchmarkMemoryPerPendingOnce$' 1x
 # The deadline queue alone.
 bench ./runtime/internal/timerq '^Benchmark(Heap|ContainerHeap)$' "$BENCHTIME"
 # Keyed timers: 20,000 keyed timers through the shared scheduler, and
@@ -48,8 +48,8 @@ bench ./runtime/keyed '^BenchmarkKeyed(Shared|Resources)$' 1x
 # run on both queues (about 61 million fires each); the service's Schedule+Stop.
 bench ./runtime/internal/timerq '^BenchmarkInsertCancel$' "$BENCHTIME"
 bench ./runtime/internal/timerq '^Benchmark(MemoryPerPending|VirtualDay)$' 1x
-# The same day on the typed scheduler, on the heap and on the wheel
-# (sched.NewOnWheel): 58,105,332 fires each, identical traces.
+# The same day on the typed scheduler, on the heap and on its timer wheel:
+# 58,105,332 fires each, identical traces.
 bench ./runtime/sched '^BenchmarkVirtualDay$' 1x
 bench ./runtime/driver '^BenchmarkServiceScheduleStop$' "$BENCHTIME"
 # The intervals scene: one whole scene per peer (2,560,973 fires each).

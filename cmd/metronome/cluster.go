@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/metronome-rt/metronome/cluster/etcdlease"
 	"github.com/metronome-rt/metronome/hostservices"
 	"github.com/metronome-rt/metronome/lua/scripting"
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/driver"
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
@@ -251,8 +253,15 @@ type runClaim struct {
 	o     *sched.Owner // the run's goroutine only
 }
 
-func (r *runClaim) Admit() (uint64, bool) { return r.claim.Admit() }
-func (r *runClaim) Bind(o *sched.Owner)   { r.o = o }
+// Lease is cadence.Authority for the run's virtual time, which does not
+// follow the store's clock: held only while the claim is owned and before
+// its deadline on that clock, with no deadline of its own.
+func (r *runClaim) Lease() (cadence.Lease, bool) {
+	l, held := r.claim.Lease()
+	return cadence.Lease{Fence: l.Fence, Deadline: math.MaxInt64}, held && r.claim.Owned()
+}
+
+func (r *runClaim) Bind(o *sched.Owner) { r.o = o }
 
 func (r *runClaim) Resign() error {
 	ctx, cancel := context.WithTimeout(r.c.ctx, r.c.claimWait)
@@ -262,7 +271,7 @@ func (r *runClaim) Resign() error {
 
 func (r *runClaim) refresh() {
 	if r.o != nil {
-		r.o.Refresh()
+		_ = r.o.Renew() // an error only on a dropped scheduler, which has no timers to resume
 	}
 }
 

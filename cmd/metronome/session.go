@@ -163,7 +163,7 @@ func (s *session) nextPending() string {
 // jobText names a pending job as errors do: "once #3 scheduled at
 // game.lua:12".
 func jobText(j sched.JobInfo) string {
-	return sched.Job{ID: j.ID, Kind: j.Kind, Name: j.Name, Label: j.Label}.String()
+	return j.String()
 }
 
 // farFirstRun is how far past --start a job's first run may be before run

@@ -269,7 +269,7 @@ func skipMarks(a *axis, skips []skipRun) []mark {
 // the script scheduled it. A name the script gives a job belongs here,
 // between the two.
 func laneTitle(l *jobLane) string {
-	title := sched.Job{ID: l.ID, Kind: l.Kind, Name: l.Name}.String()
+	title := sched.JobInfo{ID: l.ID, Kind: l.Kind, Name: l.Name}.String()
 	if l.Kind == sched.KindTimer {
 		title = "timer " + strconv.Quote(l.Key)
 		if l.Name != "" {

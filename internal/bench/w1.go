@@ -96,12 +96,12 @@ func IntervalsExpectedFires(n int, hours float64) int64 {
 func RunIntervalsMetronomeGo(n int, hours float64) (int64, error) {
 	s := sched.New(temporal.Fixed(temporal.FromUnixNano(0)))
 	var fires int64
-	cb := sched.Func(func() error { fires++; return nil })
+	cb := func() error { fires++; return nil }
 	for _, iv := range IntervalsScene(n) {
 		period := temporal.Duration(iv.Period) * temporal.Millisecond
 		_, err := s.ScheduleOnce(temporal.Duration(iv.Phase)*temporal.Millisecond, func() error {
 			fires++
-			_, err := s.ScheduleEvery(period, cb)
+			_, err := s.ScheduleEvery(sched.Every{Interval: period}, cb)
 			return err
 		})
 		if err != nil {
@@ -113,12 +113,12 @@ func RunIntervalsMetronomeGo(n int, hours float64) (int64, error) {
 }
 
 // RunIntervalsMetronomeGoKeyed runs the intervals scene on sched keyed timers
-// with one shared Go TimerFunc, each first due at its phase, and returns the
+// with one shared Go handler, each first due at its phase, and returns the
 // fire count: the Go side of w1_keyed.lua.
 func RunIntervalsMetronomeGoKeyed(n int, hours float64) (int64, error) {
 	s := sched.New(temporal.Fixed(temporal.FromUnixNano(0)))
 	var fires int64
-	cb := sched.TimerFunc(func(*sched.Tick) error { fires++; return nil })
+	cb := func(*sched.Step) error { fires++; return nil }
 	for i, iv := range IntervalsScene(n) {
 		delay := temporal.Duration(iv.Phase) * temporal.Millisecond
 		opts := sched.TimerOptions{Interval: temporal.Duration(iv.Period) * temporal.Millisecond, Delay: &delay}

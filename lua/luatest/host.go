@@ -82,7 +82,7 @@ func HostStateWith(base scripting.Options) Factory {
 func leftOnHost(h *hostservices.Host) error {
 	var left []string
 	for _, j := range h.Scheduler().List() {
-		left = append(left, sched.Job{ID: j.ID, Kind: j.Kind, Label: j.Label}.String())
+		left = append(left, sched.JobInfo{ID: j.ID, Kind: j.Kind, Label: j.Label}.String())
 	}
 	for _, f := range h.Facets() {
 		left = append(left, fmt.Sprintf("facet %q", f))

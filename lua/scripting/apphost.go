@@ -96,7 +96,7 @@ func buildHostMeta(L *lua.LState, mt *lua.LTable) {
 			state = "paused"
 		}
 		L.Push(lua.LString(fmt.Sprintf("app-host scheduler at %s, %s, %d jobs, %d facets",
-			h.Now(), state, h.Jobs().Count(), len(h.Facets()))))
+			h.Now(), state, h.Scheduler().Count(h.Jobs()), len(h.Facets()))))
 		return 1
 	}))
 }
@@ -164,16 +164,16 @@ func facetOf(L *lua.LState, n int, fn string) hostservices.Facet {
 var hostMethods = map[string]lua.LGFunction{
 	"schedule-once": func(L *lua.LState) int {
 		lh := checkLuaHost(L, "schedule-once")
-		pushHandle(L, scheduleOnce(L, lh.h.Jobs(), &lh.jobs, "schedule-once"))
+		pushHandle(L, scheduleOnce(L, hostTarget(lh.h), &lh.jobs, "schedule-once"))
 		return 1
 	},
 	"schedule-every": func(L *lua.LState) int {
 		lh := checkLuaHost(L, "schedule-every")
-		pushHandle(L, scheduleEvery(L, lh.h.Jobs(), &lh.jobs, "schedule-every"))
+		pushHandle(L, scheduleEvery(L, hostTarget(lh.h), &lh.jobs, "schedule-every"))
 		return 1
 	},
 	"schedule-recurrence": func(L *lua.LState) int {
-		pushHandle(L, scheduleRecurrence(L, checkHost(L, "schedule-recurrence").Jobs(), "schedule-recurrence"))
+		pushHandle(L, scheduleRecurrence(L, hostTarget(checkHost(L, "schedule-recurrence")), "schedule-recurrence"))
 		return 1
 	},
 	"clear": func(L *lua.LState) int {

@@ -60,7 +60,7 @@ func TestGoFrameLoopDrivesScriptJobsTimersAndFacets(t *testing.T) {
 		RT.Timeout{ ["delay-ms"] = 10, callback = function() note("timeout") end }
 		host.scheduler:register("facet", function(dt) note("facet " .. dt) end)
 	`)
-	if n := h.Jobs().Count(); n != 1 {
+	if n := h.Scheduler().Count(h.Jobs()); n != 1 {
 		t.Fatalf("%d host jobs, want 1", n)
 	}
 	var groups []string

@@ -28,21 +28,16 @@ func (v *debounceTimers) Now() temporal.Instant {
 
 // Tag is a key's job options, made once per key in play.
 func (v *debounceTimers) Tag(key any) any {
-	return append(v.opts[:len(v.opts):len(v.opts)], sched.WithData(debounceKey{key}))
+	opts := append(v.opts[:len(v.opts):len(v.opts)], sched.WithData(debounceKey{key}))
+	if v.g != nil {
+		opts = append(opts, sched.InGroup(v.g))
+	}
+	return opts
 }
 
 // AfterFunc schedules f as a one-shot job d from now.
 func (v *debounceTimers) AfterFunc(d temporal.Duration, tag any, f func() error) (debounce.Timer, error) {
-	opts := tag.([]sched.JobOption)
-	var (
-		h   sched.Handle
-		err error
-	)
-	if v.g != nil {
-		h, err = v.g.ScheduleOnce(d, f, opts...)
-	} else {
-		h, err = v.s.ScheduleOnce(d, f, opts...)
-	}
+	h, err := v.s.ScheduleOnce(d, f, tag.([]sched.JobOption)...)
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ var refusedKeys = map[string]string{
 }
 
 // refusal is a refused argument as the Go core reports it: a
-// *temporal.OptionError, or a package's own error of that shape.
+// *temporal.OptionError.
 type refusal struct {
 	want string
 	got  any
@@ -65,9 +65,6 @@ type refusal struct {
 // asRefusal finds the refused argument in err's chain.
 func asRefusal(err error) (refusal, bool) {
 	if oe := (*temporal.OptionError)(nil); errors.As(err, &oe) {
-		return refusal{oe.Want, oe.Got, oe.Err}, true
-	}
-	if oe := (*sched.OptionError)(nil); errors.As(err, &oe) {
 		return refusal{oe.Want, oe.Got, oe.Err}, true
 	}
 	return refusal{}, false

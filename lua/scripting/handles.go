@@ -71,7 +71,7 @@ func scheduleOnceAt(L *lua.LState, t target, c *jobCache, fn string, o *options,
 	}
 	h, err := t.ScheduleOnceAt(at, c.get(L, cb), o.handleOptions()...)
 	raiseErrorAbout(L, luaCall{fn, 2, true}, "at", err)
-	d, _ := h.Remaining()
+	_, d, _ := h.Due()
 	return &luaHandle{h: h, reset: d}
 }
 
@@ -111,26 +111,26 @@ var handleMethods = map[string]lua.LGFunction{
 	},
 	"active?": func(L *lua.LState) int { L.Push(lua.LBool(checkHandle(L, "active?").h.Active())); return 1 },
 	"due": func(L *lua.LState) int {
-		pushDue(L, checkHandle(L, "due").h.Due)
+		pushDue(L, checkHandle(L, "due").h)
 		return 1
 	},
 	"remaining": func(L *lua.LState) int {
-		pushRemaining(L, checkHandle(L, "remaining").h.Remaining)
+		pushRemaining(L, checkHandle(L, "remaining").h)
 		return 1
 	},
 	"reset": handleReset,
 }
 
-func pushDue(L *lua.LState, due func() (temporal.Instant, bool)) {
-	if at, ok := due(); ok {
+func pushDue(L *lua.LState, h sched.Handle) {
+	if at, _, ok := h.Due(); ok {
 		L.Push(newInstant(L, at))
 		return
 	}
 	L.Push(lua.LNil)
 }
 
-func pushRemaining(L *lua.LState, rem func() (temporal.Duration, bool)) {
-	if d, ok := rem(); ok {
+func pushRemaining(L *lua.LState, h sched.Handle) {
+	if _, d, ok := h.Due(); ok {
 		L.Push(newDuration(L, d))
 		return
 	}

@@ -25,7 +25,7 @@ var hostClockMethods = map[string]lua.LGFunction{
 	"next": func(L *lua.LState) int {
 		h := checkHost(L, "next")
 		var ran bool
-		err := Drain(L, "next", func() (err error) { ran, err = h.Next(); return err })
+		err := Drain(L, "next", func() (err error) { ran, err = h.RunNext(); return err })
 		raiseError(L, luaCall{"next", 2, false}, err)
 		L.Push(lua.LBool(ran))
 		return 1

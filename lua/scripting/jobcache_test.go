@@ -6,8 +6,6 @@ import (
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
-
-	"github.com/metronome-rt/metronome/runtime/sched"
 )
 
 // A function scheduled again reuses the Func made for it last time; another
@@ -22,7 +20,7 @@ func TestJobCacheReusesTheLastFunc(t *testing.T) {
 	g := L.GetGlobal("g").(*lua.LFunction)
 	// The closure's address: reflect's Pointer gives the code's, which all
 	// Funcs luaJob makes share.
-	ptr := func(fn sched.Func) uintptr { return *(*uintptr)(unsafe.Pointer(&fn)) }
+	ptr := func(fn func() error) uintptr { return *(*uintptr)(unsafe.Pointer(&fn)) }
 	var c jobCache
 	f1, f2 := c.get(L, f), c.get(L, f)
 	if ptr(f1) != ptr(f2) {

@@ -5,13 +5,14 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/sched"
 )
 
 // Owners across processes: with Options.Cluster set (metronome run
 // --realtime --cluster), an owner made with an id is claimed in the
-// cluster and ticks under the claim's admission (sched.Admitter) instead of
-// its local lease.
+// cluster and ticks under the claim's authority (cadence.Authority) instead
+// of its local lease.
 
 // Cluster claims keyed-timer owners that have an id in a store that
 // processes share (etcd, through cluster/etcdlease).
@@ -23,9 +24,9 @@ type Cluster interface {
 
 // ClusterClaim is one claimed owner id.
 type ClusterClaim interface {
-	sched.Admitter
-	// Bind names the owner the claim ticks; the claim calls its Refresh,
-	// on the state's goroutine, whenever its answer changes.
+	cadence.Authority
+	// Bind names the owner the claim ticks; the claim calls its Renew, on
+	// the state's goroutine, whenever its answer changes.
 	Bind(o *sched.Owner)
 	// Resign gives the id up, letting a standby take over (o:transfer()).
 	Resign() error
@@ -52,7 +53,7 @@ func clusterOf(L *lua.LState) Cluster {
 
 // claimOwner makes the owner id under the state's cluster; ok is false
 // without a cluster (the owner keeps its local lease).
-func claimOwner(L *lua.LState, fn, id string, mk func(id string, a sched.Admitter) (*sched.Owner, error)) (*luaOwner, bool) {
+func claimOwner(L *lua.LState, fn, id string, t target) (*luaOwner, bool) {
 	c := clusterOf(L)
 	if c == nil || id == "" {
 		return nil, false
@@ -61,10 +62,10 @@ func claimOwner(L *lua.LState, fn, id string, mk func(id string, a sched.Admitte
 	if err != nil {
 		raise(L, "%s: id %q: %v", fn, id, err)
 	}
-	o, err := mk(id, claim)
+	o, err := t.s.NewOwner(sched.OwnerOptions{Authority: claim})
 	raiseError(L, luaCall{fn, 2, true}, err)
 	claim.Bind(o)
-	return &luaOwner{o: o, claim: claim}, true
+	return &luaOwner{o: o, id: id, t: t, claim: claim}, true
 }
 
 // ownerOwned is o["owned?"](o): whether this process owns o now. An owner
@@ -73,7 +74,7 @@ func ownerOwned(L *lua.LState) int {
 	lo := checkLuaOwner(L, "owned?")
 	owned := true
 	if lo.claim != nil {
-		_, owned = lo.claim.Admit()
+		_, owned = lo.claim.Lease()
 	}
 	L.Push(lua.LBool(owned))
 	return 1

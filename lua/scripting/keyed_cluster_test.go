@@ -2,10 +2,12 @@ package scripting
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/sched"
 )
 
@@ -34,9 +36,11 @@ func (c *fakeCluster) Claim(id string) (ClusterClaim, error) {
 	return cl, nil
 }
 
-func (c *fakeClaim) Admit() (uint64, bool) { return c.fence, c.owned }
-func (c *fakeClaim) Bind(o *sched.Owner)   { c.o = o }
-func (c *fakeClaim) Resign() error         { c.resigned++; c.owned = false; return nil }
+func (c *fakeClaim) Lease() (cadence.Lease, bool) {
+	return cadence.Lease{Fence: c.fence, Deadline: math.MaxInt64}, c.owned
+}
+func (c *fakeClaim) Bind(o *sched.Owner) { c.o = o }
+func (c *fakeClaim) Resign() error       { c.resigned++; c.owned = false; return nil }
 
 // An owner with an id is claimed in the cluster: owned? follows the
 // claim, ticks carry its fence as a decimal string, a lost claim parks the
@@ -94,7 +98,7 @@ func TestClusterOwnerFollowsItsClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	claim.owned, claim.fence = true, 12
-	claim.o.Refresh()
+	_ = claim.o.Renew()
 	step(20)
 	if got := fences(); len(got) != 2 || got[0] != "12" {
 		t.Fatalf("after the refresh under fence 12: %q", got)

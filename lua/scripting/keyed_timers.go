@@ -39,7 +39,7 @@ type keyedLua struct {
 	pool    []*lua.LState
 	runs    []*handlerRun // free ones
 	idle    *lua.LState   // resumes the handlers' threads (resumeOn)
-	fire    sched.TimerFunc
+	fire    func(*sched.Step) error
 	running int // handlers running (in their callback or a tick:wait)
 	wait    *lua.LFunction
 	index   *lua.LFunction  // the tick tables' __index
@@ -109,7 +109,7 @@ type handlerRun struct {
 	// tick:wait's request: the callback yielded through tick:wait.
 	waitReq bool
 	waitFor temporal.Duration
-	cont    sched.TimerFunc
+	cont    func(*sched.Step) error
 }
 
 // leafCallback is the Data of a callback that declares no parameter and
@@ -123,8 +123,8 @@ type leafTickCallback struct{ fn *lua.LFunction }
 
 // start runs the callback for a new tick on a pooled thread, or, when it
 // cannot wait (isLeaf), as a plain call.
-func (k *keyedLua) start(t *sched.Tick) error {
-	d := t.Data()
+func (k *keyedLua) start(t *sched.Step) error {
+	d := t.Data
 	if l, ok := d.(leafCallback); ok {
 		return k.callLeaf(l.fn, nil)
 	}
@@ -133,7 +133,7 @@ func (k *keyedLua) start(t *sched.Tick) error {
 	}
 	r, takesTick := d.(*timerRunner)
 	run := k.newRun()
-	run.s, run.th = t.Scheduler(), k.thread()
+	run.s, run.th = t.Scheduler, k.thread()
 	k.running++
 	if !takesTick {
 		run.fn = d.(*lua.LFunction)
@@ -146,7 +146,7 @@ func (k *keyedLua) start(t *sched.Tick) error {
 // tickTable returns the generation's tick table, filled for tick t. The
 // handler never runs twice at once, so one table per generation serves
 // every tick: refilling its keys allocates nothing.
-func (k *keyedLua) tickTable(r *timerRunner, t *sched.Tick) *lua.LTable {
+func (k *keyedLua) tickTable(r *timerRunner, t *sched.Step) *lua.LTable {
 	tbl := r.tick
 	first := tbl == nil
 	if first {
@@ -175,7 +175,7 @@ func (k *keyedLua) tickTable(r *timerRunner, t *sched.Tick) *lua.LTable {
 
 // leafTickTable returns the leaf callbacks' tick table filled for t,
 // writing only what differs from the tick it held last.
-func (k *keyedLua) leafTickTable(t *sched.Tick) *lua.LTable {
+func (k *keyedLua) leafTickTable(t *sched.Step) *lua.LTable {
 	l := &k.leaf
 	first := l.tbl == nil
 	if first {
@@ -216,7 +216,7 @@ func (k *keyedLua) newRun() *handlerRun {
 		return run
 	}
 	run := &handlerRun{k: k}
-	run.cont = func(t *sched.Tick) error { return run.resume(t, nil, newDuration(k.main, t.Waited())) }
+	run.cont = func(t *sched.Step) error { return run.resume(t, nil, newDuration(k.main, t.Waited)) }
 	return run
 }
 
@@ -240,7 +240,7 @@ func tickIndex(n int64) lua.LValue {
 
 // resume runs the handler's thread up to its next tick:wait or its end,
 // under its own callback budget.
-func (r *handlerRun) resume(t *sched.Tick, fn *lua.LFunction, args ...lua.LValue) error {
+func (r *handlerRun) resume(t *sched.Step, fn *lua.LFunction, args ...lua.LValue) error {
 	th := r.th
 	st, err := r.k.resumeOn(th, r.fn, r, fn, args...)
 	switch {
@@ -384,26 +384,37 @@ func (k *keyedLua) tickWait(L *lua.LState) int {
 // The handle, its completion and owners.
 
 type luaTimer struct {
-	t    *sched.Timer
+	h    sched.Handle
+	end  *timerEnd
 	done *lua.LUserData // the completion, once cancel was called
 }
 
 func (*luaTimer) luaTypeName() string { return timerHandleType }
 
-type luaCompletion struct{ c *sched.Completion }
+// timerEnd is a generation's end, which its OnCancel records: done once
+// cancelled (or superseded, or dropped) and its running handler returned,
+// with the on-cancel callback's error.
+type timerEnd struct {
+	done bool
+	err  error
+}
+
+type luaCompletion struct{ c *timerEnd }
 
 func (*luaCompletion) luaTypeName() string { return completionType }
 
 type luaOwner struct {
 	o     *sched.Owner
+	id    string
+	t     target       // where its timers go
 	claim ClusterClaim // nil outside a cluster
 }
 
 func (*luaOwner) luaTypeName() string { return ownerType }
 
 // registerTimer reads argument 2 of fn as register-timer's option table
-// and registers the timer under o.
-func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
+// and registers the timer in t under o (nil: t's standing owner).
+func registerTimer(L *lua.LState, t target, o *sched.Owner, fn string) {
 	opts := checkOptions(L, 2, fn, []string{"key", "interval", "delay", "overrun", "max-catch-up-ticks", "on-cancel", "callback", "label"}, msHint)
 	key, ok := opts.get("key").(lua.LString)
 	if !ok || key == "" {
@@ -437,17 +448,22 @@ func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
 			ov.MaxCatchUpTicks = n
 		}
 	}
-	var onCancel func() error
+	var onCancelFn *lua.LFunction
 	if opts.has("on-cancel") {
 		f, ok := opts.get("on-cancel").(*lua.LFunction)
 		if !ok {
 			opts.fail("on-cancel", "a function")
 		}
-		k := keyedOf(L)
-		onCancel = func() error {
+		onCancelFn = f
+	}
+	end := &timerEnd{}
+	k := keyedOf(L)
+	onCancel := func() {
+		if f := onCancelFn; f != nil {
 			k.main.Push(f)
-			return k.cbs.Call(k.main, f, 0)
+			end.err = k.cbs.Call(k.main, f, 0)
 		}
+		end.done = true
 	}
 	cb := opts.function("callback")
 	// A callback that declares no parameter cannot read its tick: its
@@ -463,10 +479,11 @@ func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
 	case isLeaf(cb):
 		data = leafCallback{cb}
 	}
-	t, err := o.RegisterTimer(string(key), sched.TimerOptions{Interval: iv, Delay: delay, Overrun: ov, OnCancel: onCancel, Label: where(L), Name: opts.label(), Data: data}, keyedOf(L).fire)
+	jopts := []sched.JobOption{sched.WithLabel(where(L)), sched.WithName(opts.label()), sched.WithData(data)}
+	h, err := t.s.RegisterTimer(string(key), sched.TimerOptions{Interval: iv, Delay: delay, Overrun: ov, OnCancel: onCancel, Owner: o}, k.fire, t.with(jopts)...)
 	raiseError(L, luaCall{fn, 2, true}, err)
 	ud := L.NewUserData()
-	ud.Value = &luaTimer{t: t}
+	ud.Value = &luaTimer{h: h, end: end}
 	L.SetMetatable(ud, typeMetatable(L, timerHandleType, buildTimerMeta))
 	L.Push(ud)
 }
@@ -476,13 +493,13 @@ func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
 var timerMethods = map[string]lua.LGFunction{
 	"cancel": func(L *lua.LState) int { L.Push(timerCompletion(L, checkTimer(L, "cancel"))); return 1 },
 	"drop": func(L *lua.LState) int {
-		checkTimer(L, "drop").t.Drop() // an observer sees a drop; the completion stays the cancel's
+		checkTimer(L, "drop").h.Drop() // an observer sees a drop; the completion stays the cancel's
 		L.Push(lua.LTrue)
 		return 1
 	},
-	"active?":   func(L *lua.LState) int { L.Push(lua.LBool(checkTimer(L, "active?").t.Active())); return 1 },
-	"due":       func(L *lua.LState) int { pushDue(L, checkTimer(L, "due").t.Due); return 1 },
-	"remaining": func(L *lua.LState) int { pushRemaining(L, checkTimer(L, "remaining").t.Remaining); return 1 },
+	"active?":   func(L *lua.LState) int { L.Push(lua.LBool(checkTimer(L, "active?").h.Active())); return 1 },
+	"due":       func(L *lua.LState) int { pushDue(L, checkTimer(L, "due").h); return 1 },
+	"remaining": func(L *lua.LState) int { pushRemaining(L, checkTimer(L, "remaining").h); return 1 },
 	"reset": func(L *lua.LState) int {
 		checkTimer(L, "reset")
 		raise(L, "reset: a keyed timer cannot be reset; register its key again (a new generation)")
@@ -497,11 +514,13 @@ func buildTimerMeta(L *lua.LState, mt *lua.LTable) {
 		lt := checkTimer(L, "index")
 		switch k, _ := L.Get(2).(lua.LString); k {
 		case "id":
-			L.Push(lua.LNumber(lt.t.ID()))
+			L.Push(lua.LNumber(lt.h.ID()))
 		case "key":
-			L.Push(lua.LString(lt.t.Key()))
+			key, _ := lt.h.Key()
+			L.Push(lua.LString(key))
 		case "generation":
-			L.Push(lua.LNumber(lt.t.Generation()))
+			_, gen := lt.h.Key()
+			L.Push(lua.LNumber(gen))
 		default:
 			if m := methods.RawGet(L.Get(2)); m != lua.LNil {
 				L.Push(m)
@@ -513,7 +532,8 @@ func buildTimerMeta(L *lua.LState, mt *lua.LTable) {
 	}))
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		lt := checkTimer(L, "tostring")
-		L.Push(lua.LString(fmt.Sprintf("keyed timer #%d %q generation %d", lt.t.ID(), lt.t.Key(), lt.t.Generation())))
+		key, gen := lt.h.Key()
+		L.Push(lua.LString(fmt.Sprintf("keyed timer #%d %q generation %d", lt.h.ID(), key, gen)))
 		return 1
 	}))
 }
@@ -531,10 +551,10 @@ func checkTimer(L *lua.LState, fn string) *luaTimer {
 // timerCompletion cancels the generation and returns its one completion
 // object: every caller gets the same userdata.
 func timerCompletion(L *lua.LState, lt *luaTimer) *lua.LUserData {
-	c := lt.t.Cancel()
+	lt.h.Cancel()
 	if lt.done == nil {
 		lt.done = L.NewUserData()
-		lt.done.Value = &luaCompletion{c}
+		lt.done.Value = &luaCompletion{lt.end}
 		L.SetMetatable(lt.done, typeMetatable(L, completionType, buildCompletionMeta))
 	}
 	return lt.done
@@ -543,18 +563,18 @@ func timerCompletion(L *lua.LState, lt *luaTimer) *lua.LUserData {
 func buildCompletionMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
 	setFuncs(L, methods, map[string]lua.LGFunction{
-		"done?": func(L *lua.LState) int { L.Push(lua.LBool(checkCompletion(L, "done?").Done())); return 1 },
+		"done?": func(L *lua.LState) int { L.Push(lua.LBool(checkCompletion(L, "done?").done)); return 1 },
 		"result": func(L *lua.LState) int {
 			c := checkCompletion(L, "result")
-			if !c.Done() {
+			if !c.done {
 				raise(L, "result: the generation has not ended (its handler is still running); check done? first")
 			}
-			if c.Err() == nil {
+			if c.err == nil {
 				L.Push(lua.LTrue)
 				return 1
 			}
 			L.Push(lua.LFalse)
-			L.Push(sandbox.ErrorValue(c.Err()))
+			L.Push(sandbox.ErrorValue(c.err))
 			return 2
 		},
 	})
@@ -562,7 +582,7 @@ func buildCompletionMeta(L *lua.LState, mt *lua.LTable) {
 	mt.RawSetString("__index", methods)
 }
 
-func checkCompletion(L *lua.LState, fn string) *sched.Completion {
+func checkCompletion(L *lua.LState, fn string) *timerEnd {
 	if ud, ok := L.Get(1).(*lua.LUserData); ok {
 		if c, ok := ud.Value.(*luaCompletion); ok {
 			return c.c
@@ -572,8 +592,8 @@ func checkCompletion(L *lua.LState, fn string) *sched.Completion {
 	return nil
 }
 
-// newOwner is s:owner{ lease = d, id = "spot-42" }.
-func newOwner(L *lua.LState, fn string, mk func(id string, lease temporal.Duration) (*sched.Owner, error), claimed func(id string, a sched.Admitter) (*sched.Owner, error)) {
+// newOwner is s:owner{ lease = d, id = "spot-42" }; its timers go to t.
+func newOwner(L *lua.LState, fn string, t target) {
 	opts := checkOptions(L, 2, fn, []string{"lease", "id"}, nil)
 	if n, isNum := opts.get("lease").(lua.LNumber); isNum {
 		// An owner is typed-scheduler only: no millisecond spelling to point to.
@@ -591,11 +611,11 @@ func newOwner(L *lua.LState, fn string, mk func(id string, lease temporal.Durati
 	if given && id == "" {
 		opts.fail("id", "a non-empty string")
 	}
-	lo, ok := claimOwner(L, fn, id, claimed)
+	lo, ok := claimOwner(L, fn, id, t)
 	if !ok {
-		o, err := mk(id, lease)
+		o, err := t.s.NewOwner(sched.OwnerOptions{Lease: lease})
 		raiseError(L, luaCall{fn, 2, true}, err)
-		lo = &luaOwner{o: o}
+		lo = &luaOwner{o: o, id: id, t: t}
 	}
 	ud := L.NewUserData()
 	ud.Value = lo
@@ -606,7 +626,8 @@ func newOwner(L *lua.LState, fn string, mk func(id string, lease temporal.Durati
 // ownerMethods are an owner's methods; its __index adds the field id.
 var ownerMethods = map[string]lua.LGFunction{
 	"register-timer": func(L *lua.LState) int {
-		registerTimer(L, checkOwner(L, "register-timer"), "register-timer")
+		lo := checkLuaOwner(L, "register-timer")
+		registerTimer(L, lo.t, lo.o, "register-timer")
 		return 1
 	},
 	"renew": func(L *lua.LState) int {
@@ -622,12 +643,12 @@ func buildOwnerMeta(L *lua.LState, mt *lua.LTable) {
 	methods := L.NewTable()
 	setFuncs(L, methods, ownerMethods)
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		o := checkOwner(L, "index")
+		lo := checkLuaOwner(L, "index")
 		if k, ok := L.Get(2).(lua.LString); ok && k == "id" {
-			if o.ID() == "" {
+			if lo.id == "" {
 				L.Push(lua.LNil)
 			} else {
-				L.Push(lua.LString(o.ID()))
+				L.Push(lua.LString(lo.id))
 			}
 			return 1
 		}
@@ -653,24 +674,22 @@ func checkOwner(L *lua.LState, fn string) *sched.Owner {
 // The methods runtime-scheduler and app-host schedulers gain.
 
 func schedulerRegisterTimer(L *lua.LState) int {
-	registerTimer(L, live(L, "register-timer").s.Owner(), "register-timer")
+	registerTimer(L, target{s: live(L, "register-timer").s}, nil, "register-timer")
 	return 1
 }
 
 func schedulerOwner(L *lua.LState) int {
-	s := live(L, "owner").s
-	newOwner(L, "owner", s.NewOwner, s.NewOwnerAdmitter)
+	newOwner(L, "owner", target{s: live(L, "owner").s})
 	return 1
 }
 
 func hostRegisterTimer(L *lua.LState) int {
-	registerTimer(L, checkHost(L, "register-timer").Jobs().Owner(), "register-timer")
+	registerTimer(L, hostTarget(checkHost(L, "register-timer")), nil, "register-timer")
 	return 1
 }
 
 func hostOwner(L *lua.LState) int {
-	g := checkHost(L, "owner").Jobs()
-	newOwner(L, "owner", g.NewOwner, g.NewOwnerAdmitter)
+	newOwner(L, "owner", hostTarget(checkHost(L, "owner")))
 	return 1
 }
 

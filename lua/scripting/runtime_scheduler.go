@@ -110,16 +110,16 @@ func checkDurationArg(L *lua.LState, n int, fn, hint string) temporal.Duration {
 var schedulerMethods = map[string]lua.LGFunction{
 	"schedule-once": func(L *lua.LState) int {
 		ls := live(L, "schedule-once")
-		pushHandle(L, scheduleOnce(L, ls.s, &ls.jobs, "schedule-once"))
+		pushHandle(L, scheduleOnce(L, target{s: ls.s}, &ls.jobs, "schedule-once"))
 		return 1
 	},
 	"schedule-every": func(L *lua.LState) int {
 		ls := live(L, "schedule-every")
-		pushHandle(L, scheduleEvery(L, ls.s, &ls.jobs, "schedule-every"))
+		pushHandle(L, scheduleEvery(L, target{s: ls.s}, &ls.jobs, "schedule-every"))
 		return 1
 	},
 	"schedule-recurrence": func(L *lua.LState) int {
-		pushHandle(L, scheduleRecurrence(L, live(L, "schedule-recurrence").s, "schedule-recurrence"))
+		pushHandle(L, scheduleRecurrence(L, target{s: live(L, "schedule-recurrence").s}, "schedule-recurrence"))
 		return 1
 	},
 	"advance": func(L *lua.LState) int {
@@ -134,12 +134,12 @@ var schedulerMethods = map[string]lua.LGFunction{
 		ms := checkNumber(L, 2, "update", "delta-ms")
 		d, ok := temporal.Millis(ms)
 		if !ok {
-			raiseError(L, luaCall{"update", 2, false}, &sched.OptionError{Method: "Update", Param: "deltaMs", Want: temporal.WantMillis, Got: ms})
+			raiseError(L, luaCall{"update", 2, false}, &temporal.OptionError{Method: "Update", Param: "deltaMs", Want: temporal.WantMillis, Got: ms})
 		}
 		err := Drain(L, "update", func() error { return ls.s.Advance(d) })
-		if oe := (*sched.OptionError)(nil); errors.As(err, &oe) {
+		if oe := (*temporal.OptionError)(nil); errors.As(err, &oe) {
 			// Advance's d is update's delta-ms.
-			err = &sched.OptionError{Method: "Update", Param: "deltaMs", Want: "a number of milliseconds that keeps the deadline within int64 nanoseconds", Got: ms}
+			err = &temporal.OptionError{Method: "Update", Param: "deltaMs", Want: "a number of milliseconds that keeps the deadline within int64 nanoseconds", Got: ms}
 		}
 		raiseError(L, luaCall{"update", 2, false}, err)
 		L.Push(lua.LTrue)
@@ -155,7 +155,7 @@ var schedulerMethods = map[string]lua.LGFunction{
 	"next": func(L *lua.LState) int {
 		ls := live(L, "next")
 		var ran bool
-		err := Drain(L, "next", func() (err error) { ran, err = ls.s.Next(); return err })
+		err := Drain(L, "next", func() (err error) { ran, err = runNext(ls.s); return err })
 		raiseError(L, luaCall{"next", 2, false}, err)
 		L.Push(lua.LBool(ran))
 		return 1
@@ -233,14 +233,14 @@ func (tr *scriptTrace) method(L *lua.LState, s *sched.Scheduler) int {
 	case lua.LBool:
 		on := bool(v)
 		if on && !tr.on {
-			tr.prev = s.Observer()
-			prev := tr.prev
-			s.SetObserver(func(f sched.Fire) {
+			var prev func(sched.Fire)
+			prev = s.SetObserver(func(f sched.Fire) {
 				if prev != nil {
 					prev(f)
 				}
 				tr.fires = append(tr.fires, f)
 			})
+			tr.prev = prev
 		}
 		if !on && tr.on {
 			s.SetObserver(tr.prev)
@@ -287,7 +287,7 @@ func pushTrace(L *lua.LState, fires []sched.Fire) {
 }
 
 // schedulerSetMaxPending is s["set-max-pending"](s, n): the scheduler's cap
-// on pending jobs (default sched.DefaultMaxPending).
+// on pending jobs (by default 1,000,000).
 func schedulerSetMaxPending(L *lua.LState) int {
 	const fn = "set-max-pending"
 	ls := live(L, fn)

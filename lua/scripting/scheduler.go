@@ -1,11 +1,13 @@
 package scripting
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/metronome-rt/metronome/hostservices"
 	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -18,20 +20,95 @@ var msHint = map[string]string{
 	"interval_ms": "the typed scheduler takes :interval as a Temporal.duration; use runtime-timers for milliseconds",
 }
 
-// target is where typed jobs go: a whole scheduler or one group of it.
-type target interface {
-	ScheduleOnce(temporal.Duration, sched.Func, ...sched.JobOption) (sched.Handle, error)
-	ScheduleOnceAt(temporal.Instant, sched.Func, ...sched.JobOption) (sched.Handle, error)
-	ScheduleEveryWith(sched.Every, sched.Func, ...sched.JobOption) (sched.Handle, error)
-	ScheduleRecurrence(sched.Recurrence, sched.RecurrenceFunc, ...sched.JobOption) (sched.Handle, error)
-	Spawn(sched.TaskFunc, ...sched.JobOption) (*sched.Task, error)
+// target is where typed jobs go: a whole scheduler, or one group of it
+// when g is set.
+type target struct {
+	s *sched.Scheduler
+	g *sched.Group
 }
 
-// luaJob turns a Lua function into a sched.Func: one PCall per fire, no
+// hostTarget is the group of the host's own jobs.
+func hostTarget(h *hostservices.Host) target { return target{s: h.Scheduler(), g: h.Jobs()} }
+
+// runNext moves s to its earliest deadline and runs what is due there; it
+// reports false, and does nothing, when nothing is pending.
+func runNext(s *sched.Scheduler) (bool, error) {
+	if s.Running() {
+		return false, &sched.CallError{Method: "Next", Err: sched.ErrReentrant}
+	}
+	at, ok := s.NextDeadline()
+	if !ok {
+		return false, nil
+	}
+	d, err := at.Sub(s.Now())
+	if err != nil {
+		return false, err
+	}
+	return true, s.Advance(max(d, 0))
+}
+
+// with is opts and the target's group.
+func (t target) with(opts []sched.JobOption) []sched.JobOption {
+	if t.g == nil {
+		return opts
+	}
+	return append(opts, sched.InGroup(t.g))
+}
+
+func (t target) ScheduleOnce(d temporal.Duration, fn func() error, opts ...sched.JobOption) (sched.Handle, error) {
+	return t.s.ScheduleOnce(d, fn, t.with(opts)...)
+}
+
+// ScheduleOnceAt runs fn once at the instant at: at equal to Now() is due
+// now, at before Now() an error naming both instants. Errors name the
+// method ScheduleOnceAt and the parameter at.
+func (t target) ScheduleOnceAt(at temporal.Instant, fn func() error, opts ...sched.JobOption) (sched.Handle, error) {
+	const name = "ScheduleOnceAt"
+	if t.s.Dropped() {
+		return sched.Handle{}, &sched.CallError{Method: name, Err: sched.ErrDropped}
+	}
+	now := t.s.Now()
+	if at.Before(now) {
+		return sched.Handle{}, &temporal.OptionError{Method: name, Param: "at", Want: "an instant not before now (" + now.String() + ")", Got: at}
+	}
+	d, err := at.Sub(now)
+	if err != nil {
+		return sched.Handle{}, &temporal.OptionError{Method: name, Param: "at", Err: err}
+	}
+	h, err := t.s.ScheduleOnce(d, fn, t.with(opts)...)
+	var (
+		oe *temporal.OptionError
+		ce *sched.CallError
+	)
+	switch {
+	case errors.As(err, &oe):
+		oe.Method = name
+		if oe.Param == "delay" {
+			oe.Param = "at"
+		}
+	case errors.As(err, &ce):
+		ce.Method = name
+	}
+	return h, err
+}
+
+func (t target) ScheduleEveryWith(e sched.Every, fn func() error, opts ...sched.JobOption) (sched.Handle, error) {
+	return t.s.ScheduleEvery(e, fn, t.with(opts)...)
+}
+
+func (t target) ScheduleRecurrence(r sched.Recurrence, fn func(temporal.Instant, int) error, opts ...sched.JobOption) (sched.Handle, error) {
+	return t.s.ScheduleRecurrence(r, fn, t.with(opts)...)
+}
+
+func (t target) Spawn(fn func(*sched.Step) error, opts ...sched.JobOption) (sched.Handle, error) {
+	return t.s.Spawn(fn, t.with(opts)...)
+}
+
+// luaJob turns a Lua function into a job's callback: one PCall per fire, no
 // arguments, no coroutine. It runs on the main thread: the coroutine that
 // scheduled it may be dead by the time it fires. A Lua error comes back as
 // a *lua.ApiError whose StackTrace describes the callback's frames.
-func luaJob(L *lua.LState, f *lua.LFunction) sched.Func {
+func luaJob(L *lua.LState, f *lua.LFunction) func() error {
 	main := L.G.MainThread
 	cbs := callbacksOf(main)
 	return func() error {
@@ -40,7 +117,7 @@ func luaJob(L *lua.LState, f *lua.LFunction) sched.Func {
 	}
 }
 
-// jobCache is luaJob that reuses the Func it made last when the same Lua
+// jobCache is luaJob that reuses the func it made last when the same Lua
 // function is scheduled again, as a loop that gives many jobs one handler
 // does: one allocation instead of one per job, and the jobs' fires share
 // one closure instead of each reading its own from a scattered cache line.
@@ -48,10 +125,10 @@ func luaJob(L *lua.LState, f *lua.LFunction) sched.Func {
 type jobCache struct {
 	main *lua.LState
 	f    *lua.LFunction
-	job  sched.Func
+	job  func() error
 }
 
-func (c *jobCache) get(L *lua.LState, f *lua.LFunction) sched.Func {
+func (c *jobCache) get(L *lua.LState, f *lua.LFunction) func() error {
 	if main := L.G.MainThread; f != c.f || main != c.main {
 		c.main, c.f, c.job = main, f, luaJob(L, f)
 	}
@@ -130,10 +207,10 @@ func scheduleRecurrence(L *lua.LState, t target, fn string) *luaHandle {
 	r := sched.Recurrence{Set: rs, Zone: zone, Disambiguation: dis, Limit: int(limit)}
 	main := L.G.MainThread
 	cbs := callbacksOf(main)
-	h, err := t.ScheduleRecurrence(r, func(occ sched.Occurrence) error {
+	h, err := t.ScheduleRecurrence(r, func(at temporal.Instant, index int) error {
 		p := newRecord(main, 2)
-		p.RawSetString("scheduled-at", newInstant(main, occ.ScheduledAt))
-		p.RawSetString("occurrence-index", lua.LNumber(occ.Index))
+		p.RawSetString("scheduled-at", newInstant(main, at))
+		p.RawSetString("occurrence-index", lua.LNumber(index))
 		main.Push(cb)
 		main.Push(p)
 		return cbs.Call(main, cb, 1)

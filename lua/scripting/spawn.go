@@ -40,12 +40,12 @@ type spawnRunner struct {
 	th      *lua.LState // its thread, until it ends
 	waitReq bool
 	waitFor temporal.Duration
-	cont    sched.TaskFunc
+	cont    func(*sched.Step) error
 }
 
 // resume runs the coroutine up to its next s:wait or its end, under its
 // own callback budget, as a keyed handler's resumption does.
-func (r *spawnRunner) resume(t *sched.Task, fn *lua.LFunction, args ...lua.LValue) error {
+func (r *spawnRunner) resume(t *sched.Step, fn *lua.LFunction, args ...lua.LValue) error {
 	k := r.k
 	if r.th == nil {
 		r.th = k.thread()
@@ -87,11 +87,11 @@ func spawn(L *lua.LState, t target, s *sched.Scheduler) int {
 		args[i] = L.Get(i + 3)
 	}
 	r := &spawnRunner{k: keyedOf(L), s: s, fn: f}
-	r.cont = func(tk *sched.Task) error { return r.resume(tk, nil, newDuration(r.k.main, tk.Waited())) }
-	task, err := t.Spawn(func(tk *sched.Task) error { return r.resume(tk, f, args...) }, sched.WithLabel(where(L)))
+	r.cont = func(tk *sched.Step) error { return r.resume(tk, nil, newDuration(r.k.main, tk.Waited)) }
+	h, err := t.Spawn(func(tk *sched.Step) error { return r.resume(tk, f, args...) }, sched.WithLabel(where(L)))
 	raiseError(L, luaCall{fn, 2, false}, err)
 	ud := L.NewUserData()
-	ud.Value = &luaSpawn{task}
+	ud.Value = &luaSpawn{h}
 	L.SetMetatable(ud, typeMetatable(L, spawnHandleType, buildSpawnMeta))
 	L.Push(ud)
 	return 1
@@ -115,7 +115,7 @@ func wait(L *lua.LState, s *sched.Scheduler) int {
 	return L.Yield()
 }
 
-type luaSpawn struct{ t *sched.Task }
+type luaSpawn struct{ h sched.Handle }
 
 func (*luaSpawn) luaTypeName() string { return spawnHandleType }
 
@@ -123,9 +123,9 @@ var spawnMethods = map[string]lua.LGFunction{
 	"cancel":  func(L *lua.LState) int { checkSpawn(L, "cancel").Cancel(); L.Push(lua.LTrue); return 1 },
 	"drop":    func(L *lua.LState) int { checkSpawn(L, "drop").Cancel(); L.Push(lua.LTrue); return 1 },
 	"active?": func(L *lua.LState) int { L.Push(lua.LBool(checkSpawn(L, "active?").Active())); return 1 },
-	"due":     func(L *lua.LState) int { pushDue(L, checkSpawn(L, "due").Due); return 1 },
+	"due":     func(L *lua.LState) int { pushDue(L, checkSpawn(L, "due")); return 1 },
 	"remaining": func(L *lua.LState) int {
-		pushRemaining(L, checkSpawn(L, "remaining").Remaining)
+		pushRemaining(L, checkSpawn(L, "remaining"))
 		return 1
 	},
 	"reset": func(L *lua.LState) int {
@@ -157,28 +157,28 @@ func buildSpawnMeta(L *lua.LState, mt *lua.LTable) {
 	}))
 }
 
-func checkSpawn(L *lua.LState, fn string) *sched.Task {
+func checkSpawn(L *lua.LState, fn string) sched.Handle {
 	if ud, ok := L.Get(1).(*lua.LUserData); ok {
 		if s, ok := ud.Value.(*luaSpawn); ok {
-			return s.t
+			return s.h
 		}
 	}
 	argError(L, 1, fn, "spawn handle expected, got "+describe(L.Get(1))+" (call methods with ':')")
-	return nil
+	return sched.Handle{}
 }
 
 // The methods runtime-scheduler and app-host schedulers gain.
 
 func schedulerSpawn(L *lua.LState) int {
 	ls := live(L, "spawn")
-	return spawn(L, ls.s, ls.s)
+	return spawn(L, target{s: ls.s}, ls.s)
 }
 
 func schedulerWait(L *lua.LState) int { return wait(L, live(L, "wait").s) }
 
 func hostSpawn(L *lua.LState) int {
 	h := checkHost(L, "spawn")
-	return spawn(L, h.Jobs(), h.Scheduler())
+	return spawn(L, hostTarget(h), h.Scheduler())
 }
 
 func hostWait(L *lua.LState) int { return wait(L, checkHost(L, "wait").Scheduler()) }

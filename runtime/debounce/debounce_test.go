@@ -458,7 +458,7 @@ func TestRefusedPushKeepsTheBurst(t *testing.T) {
 	if err := d.Debounce("a", 1); err != nil {
 		t.Fatal(err)
 	}
-	var oe *sched.OptionError
+	var oe *temporal.OptionError
 	if err := d.Debounce("a", 2); !errors.As(err, &oe) {
 		t.Fatalf("a push past int64 nanoseconds: %v, want the scheduler's *OptionError", err)
 	}

@@ -14,23 +14,40 @@ const maxRejections = 10_000
 
 // Advance runs every job due at or before Now()+d, in (deadline, creation)
 // order, then sets Now() to Now()+d. Work that callbacks schedule inside the
-// window runs in the same call. d must be >= 0.
+// window runs in the same call. d must be >= 0. To run what is due at the
+// earliest deadline, advance by the time to NextDeadline.
 //
 // A callback error stops the drain: Advance returns it in a *JobError and
-// Now() stays at that job's deadline. Advance from inside one of this
-// scheduler's callbacks returns ErrReentrant.
-func (s *Scheduler) Advance(d temporal.Duration) error {
-	return s.advance("Advance", d, nil)
-}
-
-func (s *Scheduler) advance(name string, d temporal.Duration, report func(*JobError) error) error {
+// Now() stays at that job's deadline; nothing pending is lost or run twice.
+// Given a report function (at most one), Advance reports and goes on
+// instead: each callback error is handed to report, in a *JobError, at the
+// failing job's deadline (Now() is that deadline while report runs), and
+// the drain goes on with the next due job, so every other due job runs, in
+// order, and Now() ends at Now()+d. A repeating job was re-queued before
+// its callback ran: a failing interval keeps its grid and fires again.
+// report runs as a callback does: scheduling from it is allowed (and
+// counts toward the loop limit), moving this scheduler's time is
+// ErrReentrant. A non-nil error from report stops the drain as a callback
+// error does, and Advance returns it as report returned it. The guards of
+// one call still stop it: a *LoopError is returned, not reported.
+//
+// Advance from inside one of this scheduler's callbacks returns a
+// *CallError wrapping ErrReentrant.
+func (s *Scheduler) Advance(d temporal.Duration, report ...func(*JobError) error) error {
+	const name = "Advance"
 	if err := s.enter(name); err != nil {
 		return err
 	}
 	defer s.leave()
-	s.report = report
+	switch len(report) {
+	case 0:
+	case 1:
+		s.report = report[0]
+	default:
+		return &temporal.OptionError{Method: name, Param: "report", Want: "at most one function", Got: len(report)}
+	}
 	if d < 0 {
-		return &OptionError{Method: name, Param: "d", Want: "a duration >= 0", Got: d}
+		return &temporal.OptionError{Method: name, Param: "d", Want: "a duration >= 0", Got: d}
 	}
 	target, err := s.deadline(name, "d", d)
 	if err != nil {
@@ -39,18 +56,15 @@ func (s *Scheduler) advance(name string, d temporal.Duration, report func(*JobEr
 	return s.drain(target, false)
 }
 
-// Next moves Now() to the earliest deadline and runs what is due there. It
-// reports false, and does nothing, when nothing is pending.
-func (s *Scheduler) Next() (bool, error) {
-	if err := s.enter("Next"); err != nil {
-		return false, err
+// reported hands a callback's error to the current call's report, if it
+// has one, and returns what stops the drain: err itself without a report or
+// when the loop guard tripped, else report's own error.
+func (s *Scheduler) reported(err error) error {
+	je, ok := err.(*JobError)
+	if s.report == nil || s.loopErr != nil || !ok {
+		return err
 	}
-	defer s.leave()
-	_, when, _, _, ok := s.q.Peek()
-	if !ok {
-		return false, nil
-	}
-	return true, s.drain(when, false)
+	return s.report(je)
 }
 
 // RunAll runs jobs deadline by deadline until nothing is pending, leaving
@@ -64,7 +78,7 @@ func (s *Scheduler) RunAll(maxFires int) error {
 	}
 	defer s.leave()
 	if maxFires < 1 {
-		return &OptionError{Method: "RunAll", Param: "maxFires", Want: "an integer >= 1", Got: maxFires}
+		return &temporal.OptionError{Method: "RunAll", Param: "maxFires", Want: "an integer >= 1", Got: maxFires}
 	}
 	s.fireLimit, s.limitBy = maxFires, "RunAll"
 	for {
@@ -90,7 +104,7 @@ func (s *Scheduler) RunToLast(maxFires int) error {
 	}
 	defer s.leave()
 	if maxFires < 1 {
-		return &OptionError{Method: "RunToLast", Param: "maxFires", Want: "an integer >= 1", Got: maxFires}
+		return &temporal.OptionError{Method: "RunToLast", Param: "maxFires", Want: "an integer >= 1", Got: maxFires}
 	}
 	last, any := int64(0), false
 	s.q.Each(func(_ timerq.ID, when int64, _ uint64, _ ref) bool {
@@ -115,7 +129,7 @@ func (s *Scheduler) Jump(d temporal.Duration) error {
 	}
 	defer s.leave()
 	if d < 0 {
-		return &OptionError{Method: "Jump", Param: "d", Want: "a duration >= 0", Got: d}
+		return &temporal.OptionError{Method: "Jump", Param: "d", Want: "a duration >= 0", Got: d}
 	}
 	target, err := s.deadline("Jump", "d", d)
 	if err != nil {
@@ -201,15 +215,15 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 			s.observe(key, nil, 0)
 		}
 		if err := refFunc(p)(); err != nil {
-			return &JobError{Job: Job{ID: key >> tagBits, Kind: KindOnce}, Err: err}
+			return &JobError{Job: JobInfo{ID: key >> tagBits, Kind: KindOnce}, Err: err}
 		}
 		return nil
 	}
 	if tag == tagTimer {
-		return s.fireTimer(id, when, key, (*Timer)(p))
+		return s.fireTimer(id, when, key, (*timer)(p))
 	}
 	if tag == tagSpawn {
-		return s.fireTask(id, (*Task)(p))
+		return s.fireTask(id, (*task)(p))
 	}
 	ext := refExt(p)
 	s.curExt = ext
@@ -236,8 +250,8 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 		}
 		err = j.fn()
 	case tagEveryCount:
-		// An interval with a count: the hot tagEvery path above stays as
-		// it was. The last fire takes the job out before its callback.
+		// An interval with a count, apart from the hot tagEvery path above.
+		// The last fire takes the job out before its callback.
 		j := s.fns[id]
 		ext.left--
 		if next, ok := nextTick(when, j.interval, jump, target, s.maxAt); ok && ext.left > 0 {
@@ -288,7 +302,7 @@ func nextTick(when, iv int64, jump bool, target, last int64) (next int64, ok boo
 func (s *Scheduler) fireRecurrence(id timerq.ID, key uint64, ext *jobExt, jump bool, target int64) error {
 	r := ext.rec
 	r.fired++
-	occ := Occurrence{ScheduledAt: r.nextAt, Index: r.fired}
+	occAt, occIndex := r.nextAt, r.fired
 	var nextErr error
 	queued := false
 	if r.limit == 0 || r.fired < r.limit {
@@ -322,8 +336,8 @@ func (s *Scheduler) fireRecurrence(id timerq.ID, key uint64, ext *jobExt, jump b
 		s.q.Remove(id)
 		s.extDone = true
 	}
-	s.observe(key, ext, occ.Index)
-	if err := fn(occ); err != nil {
+	s.observe(key, ext, occIndex)
+	if err := fn(occAt, occIndex); err != nil {
 		return err
 	}
 	return nextErr

@@ -13,8 +13,7 @@ var (
 	ErrDropped = errors.New("scheduler dropped")
 
 	// ErrReentrant is returned, wrapped in a *CallError, when a callback asks
-	// its own scheduler to move time (Advance, Next, RunAll, RunToLast,
-	// Jump).
+	// its own scheduler to move time (Advance, RunAll, RunToLast, Jump).
 	ErrReentrant = errors.New("called from inside a callback of the same scheduler")
 
 	// ErrTooManyPending is returned, wrapped in a *CallError, by a
@@ -24,29 +23,12 @@ var (
 	ErrTooManyPending = errors.New("too many pending jobs")
 )
 
-// OptionError reports a bad argument, in Go terms: "ScheduleOnce: delay:
-// want a duration >= 0, got -PT0.000000001S". The call that returned it
-// changed nothing.
-type OptionError struct {
-	Method string // the method, e.g. "ScheduleOnce"
-	Param  string // its parameter, e.g. "delay" or "r.Zone"
-	Want   string // what was expected
-	Got    any    // what was given
-	Err    error  // why Got was refused, when a check elsewhere said so
-}
-
-func (e *OptionError) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("%s: %s: %v", e.Method, e.Param, e.Err)
-	}
-	return fmt.Sprintf("%s: %s: want %s, got %v", e.Method, e.Param, e.Want, e.Got)
-}
-
-func (e *OptionError) Unwrap() error { return e.Err }
-
 // CallError is an error that is not about one argument (ErrDropped,
-// ErrReentrant, a recurrence that cannot start), with the method that
-// returned it.
+// ErrReentrant, a recurrence that cannot start, a job that cannot be
+// reset), with the method that returned it. A bad argument is a
+// *temporal.OptionError naming the method and its parameter
+// ("ScheduleOnce: delay: want a duration >= 0, got -PT0.000000001S"); the
+// call that returned either changed nothing.
 type CallError struct {
 	Method string
 	Err    error
@@ -56,31 +38,10 @@ func (e *CallError) Error() string { return e.Method + ": " + e.Err.Error() }
 
 func (e *CallError) Unwrap() error { return e.Err }
 
-// Job names a job for people, as errors and traces show it.
-type Job struct {
-	ID    uint64
-	Kind  Kind
-	Label string // where the job was scheduled, if known (WithLabel)
-	Name  string // its user's name for it, if any (WithName)
-}
-
-// String returns "every #3 'regen' scheduled at game.lua:14": the name and
-// the position each only when known ("once #3" has neither).
-func (j Job) String() string {
-	s := fmt.Sprintf("%s #%d", j.Kind, j.ID)
-	if j.Name != "" {
-		s += " '" + j.Name + "'"
-	}
-	if j.Label != "" {
-		s += " scheduled at " + j.Label
-	}
-	return s
-}
-
 // JobError wraps the error a job's callback returned (or a recurrence's
 // failure to compute its next occurrence).
 type JobError struct {
-	Job
+	Job JobInfo // the job's ID, Kind, Label and Name
 	Err error
 }
 
@@ -93,8 +54,8 @@ func (e *JobError) Unwrap() error { return e.Err }
 // would otherwise hang the host.
 type LoopError struct {
 	Limit int
-	By    *Job  // the job whose callback kept re-arming, or nil outside one
-	AtNs  int64 // the instant, in ns after the epoch
+	By    *JobInfo // the job whose callback kept re-arming, or nil outside one
+	AtNs  int64    // the instant, in ns after the epoch
 }
 
 func (e *LoopError) Error() string { return e.Text("SetLoopLimit") }
@@ -113,8 +74,8 @@ func (e *LoopError) Text(setLimit string) string {
 // its maxFires allowed: work keeps coming (an interval is active, say).
 type RunLimitError struct {
 	MaxFires int
-	Method   string // "RunAll" or "RunToLast"
-	Next     Job    // the job that would have fired next, still pending
+	Method   string  // "RunAll" or "RunToLast"
+	Next     JobInfo // the job that would have fired next, still pending
 }
 
 func (e *RunLimitError) Error() string { return e.Text(e.Method, "Advance", "maxFires") }

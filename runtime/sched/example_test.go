@@ -14,7 +14,7 @@ func newExampleScheduler() *sched.Scheduler {
 
 func ExampleScheduler_ScheduleEvery() {
 	s := newExampleScheduler()
-	s.ScheduleEvery(10*temporal.Millisecond, func() error {
+	s.ScheduleEvery(sched.Every{Interval: 10 * temporal.Millisecond}, func() error {
 		fmt.Println("tick at", s.Elapsed().DecimalSeconds())
 		return nil
 	})
@@ -30,7 +30,7 @@ func ExampleScheduler_ScheduleEvery() {
 
 func ExampleScheduler_Jump() {
 	s := newExampleScheduler()
-	s.ScheduleEvery(10*temporal.Millisecond, func() error {
+	s.ScheduleEvery(sched.Every{Interval: 10 * temporal.Millisecond}, func() error {
 		fmt.Println("tick at", s.Elapsed().DecimalSeconds())
 		return nil
 	})
@@ -63,9 +63,9 @@ func ExampleScheduler_ScheduleRecurrence() {
 	set, _ := temporal.NewRecurrenceSet(temporal.RecurrenceSpec{DTStart: dtstart, RRules: []string{"FREQ=DAILY"}})
 	s.ScheduleRecurrence(sched.Recurrence{
 		Set: set, Zone: "America/New_York", Disambiguation: temporal.Compatible, Limit: 3,
-	}, func(o sched.Occurrence) error {
-		at, _ := o.ScheduledAt.ZonedString("America/New_York")
-		fmt.Println(o.Index, at)
+	}, func(at temporal.Instant, index int) error {
+		local, _ := at.ZonedString("America/New_York")
+		fmt.Println(index, local)
 		return nil
 	})
 	s.Advance(7 * 24 * temporal.Hour)

@@ -1,90 +1,176 @@
 package sched
 
 import (
-	"errors"
-
+	"github.com/metronome-rt/metronome/runtime/internal/timerq"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
-// ErrNotResettable is returned, wrapped in a *CallError, by Reset on a
-// handle whose job cannot be scheduled again: a recurrence (its
-// occurrences are fixed by its set), a job with options scheduled without
-// Rearmable (its handle does not remember it), or the zero Handle.
-var ErrNotResettable = errors.New("the job cannot be reset")
-
-// ScheduleOnceAt runs fn once at the instant at. at equal to Now() is due
-// now, as a zero delay is; at before Now() is an *OptionError naming both
-// instants, since the moment has passed.
-func (s *Scheduler) ScheduleOnceAt(at temporal.Instant, fn Func, opts ...JobOption) (Handle, error) {
-	const name = "ScheduleOnceAt"
-	if err := s.check(name); err != nil {
-		return Handle{}, err
-	}
-	now := s.Now()
-	if at.Before(now) {
-		return Handle{}, &OptionError{Method: name, Param: "at", Want: "an instant not before now (" + now.String() + ")", Got: at}
-	}
-	d, err := at.Sub(now)
-	if err != nil {
-		return Handle{}, &OptionError{Method: name, Param: "at", Err: err}
-	}
-	return s.scheduleOnce(name, "at", d, fn, opts)
+// Handle refers to one job: a once, every or recurrence job, a spawned
+// task, or one generation of a keyed timer. The zero Handle refers to
+// nothing: it is inactive and its methods do nothing. Handles stay valid
+// after the job ends; they never affect a later job.
+type Handle struct {
+	s   *Scheduler
+	key uint64 // the job's queue seq: creation number and tag
+	qid timerq.ID
+	// re is what the handle keeps beyond the queue entry: the callback of
+	// a plain one-shot (tag tagOnce), the *rearm of a Rearmable once or
+	// every job, the *timer or *task of a keyed timer or a spawned task,
+	// or nil.
+	re ref
 }
 
-// Every says when an interval job fires.
-type Every struct {
-	Interval temporal.Duration // > 0
-	// Delay is the first due time after Now(), which anchors the grid: the
-	// job fires at Now()+Delay, then every Interval. nil means Interval;
-	// 0 is due now.
-	Delay *temporal.Duration
-	// Count is how many times the job fires in all, catch-up included (a
-	// Jump's single fire counts once); then it is inactive. 0: no end.
-	Count int
+var errNotResettable = errorString("the job cannot be reset: a recurrence, a spawned task, a keyed timer, a job with options scheduled without Rearmable, or the zero Handle")
+
+// ID returns the job's id: its creation number, as List shows it. Reset
+// keeps it.
+func (h Handle) ID() uint64 {
+	switch h.key & tagMask {
+	case tagOnceExt, tagEvery, tagEveryCount:
+		if h.re != nil {
+			return (*rearm)(h.re).id
+		}
+	}
+	return h.key >> tagBits
 }
 
-// ScheduleEveryWith runs fn as e says: first at Now()+e.Delay, then every
-// e.Interval, at most e.Count times. Within one call that moves time it
-// fires once for each period that call passes.
-func (s *Scheduler) ScheduleEveryWith(e Every, fn Func, opts ...JobOption) (Handle, error) {
-	return s.scheduleEvery("ScheduleEveryWith", "e.Interval", e, fn, opts)
+// Key returns a keyed timer's key and generation: 1 for the key's first
+// registration under its owner, one more for each registration after it.
+// Other jobs have none: "" and 0.
+func (h Handle) Key() (key string, generation uint64) {
+	if t := h.timer(); t != nil {
+		return t.tick.Key, t.tick.Generation
+	}
+	return "", 0
 }
 
-func (s *Scheduler) scheduleEvery(name, ivParam string, e Every, fn Func, opts []JobOption) (Handle, error) {
-	if err := s.check(name); err != nil {
-		return Handle{}, err
+func (h Handle) timer() *timer {
+	if h.key&tagMask != tagTimer || h.re == nil {
+		return nil
 	}
-	if e.Interval <= 0 {
-		return Handle{}, &OptionError{Method: name, Param: ivParam, Want: "a duration > 0", Got: e.Interval}
+	return (*timer)(h.re)
+}
+
+func (h Handle) task() *task {
+	if h.key&tagMask != tagSpawn || h.re == nil {
+		return nil
 	}
-	delay, dParam := e.Interval, ivParam
-	if e.Delay != nil {
-		delay, dParam = *e.Delay, "e.Delay"
+	return (*task)(h.re)
+}
+
+// live reports whether the handle's job is still queued: its queue ID
+// holds an entry with the job's key (IDs are reused, keys are not).
+func (h Handle) live() bool {
+	if h.s == nil {
+		return false
 	}
-	if delay < 0 {
-		return Handle{}, &OptionError{Method: name, Param: dParam, Want: "a duration >= 0", Got: delay}
+	_, key, _, ok := h.s.q.Get(h.qid)
+	return ok && key == h.key
+}
+
+// Active reports whether the job will run again: a one-shot that has not
+// fired, an interval or recurrence with occurrences left, a task that has
+// not ended (a step runs or it waits), a keyed timer's generation not
+// cancelled, superseded or dropped.
+func (h Handle) Active() bool {
+	switch h.key & tagMask {
+	case tagTimer:
+		t := h.timer()
+		return t != nil && !t.canceled && !t.s.dropped
+	case tagSpawn:
+		t := h.task()
+		return t != nil && (t.live || t.queued())
 	}
-	if e.Count < 0 {
-		return Handle{}, &OptionError{Method: name, Param: "e.Count", Want: "an integer >= 0", Got: e.Count}
+	return h.live()
+}
+
+// Cancel stops future callbacks of the job and reports whether it stopped
+// pending work, as time.Timer.Stop does: false for a one-shot that already
+// fired, a job already cancelled and the zero Handle. It never interrupts
+// a callback that is running: called from inside an interval's own
+// callback it ends the rest of that interval's catch-up (and returns
+// true); a task's running step ends the task when it returns; a keyed
+// timer's running handler ends the generation when it returns (its
+// TimerOptions.OnCancel runs then, or at once when no handler runs). It
+// works on a dropped scheduler too (and returns false: Drop cancelled
+// everything).
+func (h Handle) Cancel() bool { return h.stop(EventCancel) }
+
+// Drop is Cancel, reported to the observer as EventDrop rather than
+// EventCancel (a task reports neither).
+func (h Handle) Drop() bool { return h.stop(EventDrop) }
+
+func (h Handle) stop(ev Event) bool {
+	if h.s == nil {
+		return false
 	}
-	if fn == nil {
-		return Handle{}, nilFunc(name)
+	if tag := h.key & tagMask; tag == tagTimer || tag == tagSpawn {
+		return h.stopOwned(ev)
 	}
-	at, err := s.deadline(name, dParam, delay)
-	if err != nil {
-		return Handle{}, err
+	// The heap's RemoveSeq inlines here; it misses on the wheel (see queue).
+	p, ok := h.s.q.h.RemoveSeq(h.qid, h.key)
+	if !ok && h.s.q.w != nil {
+		p, ok = h.s.q.w.RemoveSeq(h.qid, h.key)
 	}
-	tag := uint64(tagEvery)
-	ext := s.newExt(opts)
-	if e.Count > 0 {
-		tag, ext.left = tagEveryCount, e.Count
+	if ok {
+		if h.s.observer != nil {
+			h.s.observeStop(ev, h.key, p)
+		}
+		h.s.released(h.qid, h.key, p)
 	}
-	f := jobFn{fn, int64(e.Interval)}
-	h, err := s.pushExt(name, at, tag, ext, f)
-	if err == nil && ext.rearm {
-		h.re = ref(newRearm(h.ID(), ext, f, e.Count))
+	return ok
+}
+
+// stopOwned stops a keyed timer's generation or a task, which track their
+// own queue entries.
+func (h Handle) stopOwned(ev Event) bool {
+	if t := h.timer(); t != nil {
+		return t.stop(ev)
 	}
-	return h, err
+	if t := h.task(); t != nil {
+		return t.cancel()
+	}
+	return false
+}
+
+// Due returns the job's next deadline and the time from Now() to it, never
+// negative (a job a Jump made due reports 0); ok is false when nothing of
+// the job is pending. Inside an interval's own callback it is the next
+// tick's, since the job was re-queued before its callback ran. A task's is
+// when it resumes, while it waits. A keyed timer's is its next tick's
+// nominal deadline, or Now() for a late one (inside the handler, the tick
+// after the one running), and there is none while its owner does not
+// admit it.
+func (h Handle) Due() (at temporal.Instant, left temporal.Duration, ok bool) {
+	var when int64
+	switch h.key & tagMask {
+	case tagTimer:
+		t := h.timer()
+		if t == nil {
+			return temporal.Instant{}, 0, false
+		}
+		when, ok = t.due()
+	case tagSpawn:
+		t := h.task()
+		if t == nil || !t.queued() {
+			return temporal.Instant{}, 0, false
+		}
+		when, _, _, ok = h.s.q.Get(t.qid)
+	default:
+		when, ok = h.when()
+	}
+	if !ok {
+		return temporal.Instant{}, 0, false
+	}
+	return temporal.FromUnixNano(h.s.epoch.UnixNano() + when), temporal.Duration(max(when-h.s.now, 0)), true
+}
+
+func (h Handle) when() (int64, bool) {
+	if h.s == nil {
+		return 0, false
+	}
+	when, key, _, ok := h.s.q.Get(h.qid)
+	return when, ok && key == h.key
 }
 
 // rearm is what Reset schedules again: a once or every job's callback,
@@ -103,66 +189,37 @@ func newRearm(id uint64, e *jobExt, f jobFn, count int) *rearm {
 	return &rearm{id: id, f: f, count: count, group: e.group, label: e.label, name: e.name, data: e.data}
 }
 
-// Due returns the job's next deadline; ok is false when the handle is
-// inactive. Inside an interval's own callback it is the next tick's, since
-// the job was re-queued before its callback ran.
-func (h Handle) Due() (at temporal.Instant, ok bool) {
-	when, ok := h.when()
-	if !ok {
-		return temporal.Instant{}, false
-	}
-	return temporal.FromUnixNano(h.s.epoch.UnixNano() + when), true
-}
-
-// Remaining returns the time from Now() to the job's next deadline, never
-// negative (a job a Jump made due reports 0); ok is false when the handle
-// is inactive.
-func (h Handle) Remaining() (d temporal.Duration, ok bool) {
-	when, ok := h.when()
-	if !ok {
-		return 0, false
-	}
-	return temporal.Duration(max(when-h.s.now, 0)), true
-}
-
-func (h Handle) when() (int64, bool) {
-	if h.s == nil {
-		return 0, false
-	}
-	when, key, _, ok := h.s.q.Get(h.qid)
-	return when, ok && key == h.key
-}
-
-// Reset re-arms the job, as time.Timer.Reset does: it cancels it (when
-// pending) and schedules it again, with the same callback, options and id,
-// due d after Now() (an interval: first at Now()+d, then on that grid,
-// with its whole count again). It works on a one-shot that fired or was
-// cancelled. The handle must remember the job: a one-shot scheduled
-// without options does; a job with options (every interval has some) does
-// when scheduled with Rearmable, and the Reset job keeps it. The new job is ordered as if scheduled at the call: among
-// jobs due at one instant it runs after those scheduled before the Reset.
-// h then refers to the new job; other copies of h refer to the old one and
-// report inactive. d must be >= 0. A recurrence's handle and the zero
-// Handle return a *CallError wrapping ErrNotResettable; bad arguments
-// change nothing.
+// Reset re-arms a once or every job, as time.Timer.Reset does: it cancels
+// it (when pending) and schedules it again, with the same callback,
+// options and id, due d after Now() (an interval: first at Now()+d, then
+// on that grid, with its whole count again). It works on a one-shot that
+// fired or was cancelled. The handle must remember the job: a one-shot
+// scheduled without options does; a job with options (every interval has
+// some) does when scheduled with Rearmable, and the Reset job keeps it.
+// The new job is ordered as if scheduled at the call: among jobs due at
+// one instant it runs after those scheduled before the Reset. h then
+// refers to the new job; other copies of h refer to the old one and report
+// inactive. d must be >= 0. Any other job, and the zero Handle, is a
+// *CallError; bad arguments change nothing.
 func (h *Handle) Reset(d temporal.Duration) error {
 	const name = "Handle.Reset"
 	s := h.s
-	if s == nil || h.re == nil {
-		return &CallError{Method: name, Err: ErrNotResettable}
+	tag := h.key & tagMask
+	if s == nil || h.re == nil || tag == tagTimer || tag == tagSpawn {
+		return &CallError{Method: name, Err: errNotResettable}
 	}
 	if err := s.check(name); err != nil {
 		return err
 	}
 	if d < 0 {
-		return &OptionError{Method: name, Param: "d", Want: "a duration >= 0", Got: d}
+		return &temporal.OptionError{Method: name, Param: "d", Want: "a duration >= 0", Got: d}
 	}
 	at, err := s.deadline(name, "d", d)
 	if err != nil {
 		return err
 	}
 	var r *rearm
-	if h.key&tagMask == tagOnce {
+	if tag == tagOnce {
 		r = &rearm{id: h.ID(), f: jobFn{fn: refFunc(h.re)}}
 	} else {
 		r = (*rearm)(h.re)
@@ -174,7 +231,7 @@ func (h *Handle) Reset(d temporal.Duration) error {
 	h.Cancel()
 	e := s.newExt(nil)
 	e.group, e.label, e.name, e.data, e.id = r.group, r.label, r.name, r.data, r.id
-	tag := uint64(tagOnceExt)
+	tag = tagOnceExt
 	if r.f.interval > 0 {
 		tag = tagEvery
 		if r.count > 0 {

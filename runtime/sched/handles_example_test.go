@@ -17,7 +17,7 @@ func ExampleHandle_Reset() {
 	})
 	s.Advance(400 * ms)
 	ready.Reset(400 * ms) // cast again: the one-shot fired, and re-arms
-	left, _ := ready.Remaining()
+	_, left, _ := ready.Due()
 	fmt.Println("ready in", left.DecimalSeconds())
 	s.Advance(400 * ms)
 	// Output:
@@ -26,11 +26,11 @@ func ExampleHandle_Reset() {
 	// ready at 0.8s
 }
 
-func ExampleScheduler_ScheduleEveryWith() {
+func ExampleScheduler_ScheduleEvery_count() {
 	s := newExampleScheduler()
 	const ms = temporal.Millisecond
 	first := 3 * ms
-	s.ScheduleEveryWith(sched.Every{Interval: 10 * ms, Delay: &first, Count: 3}, func() error {
+	s.ScheduleEvery(sched.Every{Interval: 10 * ms, Delay: &first, Count: 3}, func() error {
 		fmt.Println("tick at", s.Elapsed().DecimalSeconds())
 		return nil
 	})
@@ -47,10 +47,10 @@ func ExampleScheduler_Spawn() {
 	s := newExampleScheduler()
 	const ms = temporal.Millisecond
 	// Each step names the next; Wait ends a step and says when the next runs.
-	s.Spawn(func(t *sched.Task) error {
+	s.Spawn(func(t *sched.Step) error {
 		fmt.Println("door opens at", s.Elapsed().DecimalSeconds())
-		return t.Wait(2000*ms, func(t *sched.Task) error {
-			fmt.Println("door closes at", s.Elapsed().DecimalSeconds(), "after", t.Waited().DecimalSeconds())
+		return t.Wait(2000*ms, func(t *sched.Step) error {
+			fmt.Println("door closes at", s.Elapsed().DecimalSeconds(), "after", t.Waited.DecimalSeconds())
 			return nil
 		})
 	})

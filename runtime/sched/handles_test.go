@@ -22,29 +22,9 @@ func (r *rec) want(t *testing.T, advance temporal.Duration, want ...string) {
 	}
 }
 
-func TestScheduleOnceAt(t *testing.T) {
-	r := newRec()
-	r.want(t, 5*ms)
-	at := must(epoch.Add(10 * ms))
-	must(r.s.ScheduleOnceAt(at, r.cb("at")))
-	must(r.s.ScheduleOnceAt(r.s.Now(), r.cb("now"))) // at == now: due now
-	r.want(t, 0, "now@0.005s")
-	r.want(t, 5*ms-ns)
-	r.want(t, ns, "at@0.01s")
-
-	_, err := r.s.ScheduleOnceAt(epoch, r.cb("past"))
-	var oe *sched.OptionError
-	if !errors.As(err, &oe) || oe.Param != "at" || !strings.Contains(err.Error(), "2000-01-01T00:00:00Z") || !strings.Contains(err.Error(), "2000-01-01T00:00:00.01Z") {
-		t.Fatalf("at before now: %v, want an *OptionError naming both instants", err)
-	}
-	if r.s.Count() != 0 {
-		t.Fatal("a refused ScheduleOnceAt scheduled something")
-	}
-}
-
 func TestScheduleEveryWithDelayAndCount(t *testing.T) {
 	r := newRec()
-	h := must(r.s.ScheduleEveryWith(sched.Every{Interval: 10 * ms, Delay: dur(3 * ms), Count: 3}, r.cb("e")))
+	h := must(r.s.ScheduleEvery(sched.Every{Interval: 10 * ms, Delay: dur(3 * ms), Count: 3}, r.cb("e")))
 	r.want(t, 3*ms-ns)
 	r.want(t, ns, "e@0.003s")
 	r.want(t, 30*ms, "e@0.013s", "e@0.023s") // the count ends the catch-up
@@ -54,7 +34,7 @@ func TestScheduleEveryWithDelayAndCount(t *testing.T) {
 
 	// A zero delay is due now; a jump's single fire counts once.
 	r = newRec()
-	h = must(r.s.ScheduleEveryWith(sched.Every{Interval: 10 * ms, Delay: dur(0), Count: 2}, r.cb("z")))
+	h = must(r.s.ScheduleEvery(sched.Every{Interval: 10 * ms, Delay: dur(0), Count: 2}, r.cb("z")))
 	r.want(t, 0, "z@0s")
 	if err := r.s.Jump(35 * ms); err != nil {
 		t.Fatal(err)
@@ -74,8 +54,8 @@ func TestScheduleEveryWithRefusesBadInput(t *testing.T) {
 		{sched.Every{Interval: ms, Delay: dur(-ns)}, "e.Delay"},
 		{sched.Every{Interval: ms, Count: -1}, "e.Count"},
 	} {
-		_, err := r.s.ScheduleEveryWith(c.e, r.cb("x"))
-		var oe *sched.OptionError
+		_, err := r.s.ScheduleEvery(c.e, r.cb("x"))
+		var oe *temporal.OptionError
 		if !errors.As(err, &oe) || oe.Param != c.param {
 			t.Errorf("%+v: %v, want an *OptionError about %s", c.e, err, c.param)
 		}
@@ -89,25 +69,25 @@ func TestHandleDueAndRemaining(t *testing.T) {
 	r := newRec()
 	h := r.once(t, "o", 10*ms)
 	r.want(t, 4*ms)
-	if at, ok := h.Due(); !ok || at.Compare(must(epoch.Add(10*ms))) != 0 {
+	if at, ok := due(h); !ok || at.Compare(must(epoch.Add(10*ms))) != 0 {
 		t.Fatalf("Due = %v %v", at, ok)
 	}
-	if d, ok := h.Remaining(); !ok || d != 6*ms {
+	if d, ok := remaining(h); !ok || d != 6*ms {
 		t.Fatalf("Remaining = %v %v", d, ok)
 	}
 	r.want(t, 6*ms, "o@0.01s")
-	if _, ok := h.Due(); ok {
+	if _, ok := due(h); ok {
 		t.Fatal("a fired one-shot reports a due time")
 	}
-	if _, ok := h.Remaining(); ok {
+	if _, ok := remaining(h); ok {
 		t.Fatal("a fired one-shot reports a remaining time")
 	}
 
 	// Inside an interval's callback: its next tick.
 	var e sched.Handle
 	var seen []temporal.Duration
-	e = must(r.s.ScheduleEvery(10*ms, func() error {
-		d, _ := e.Remaining()
+	e = must(r.s.ScheduleEvery(sched.Every{Interval: 10 * ms}, func() error {
+		d, _ := remaining(e)
 		seen = append(seen, d)
 		return nil
 	}))
@@ -116,7 +96,7 @@ func TestHandleDueAndRemaining(t *testing.T) {
 		t.Fatalf("Remaining inside the callback = %v", seen)
 	}
 	var zero sched.Handle
-	if _, ok := zero.Due(); ok {
+	if _, ok := due(zero); ok {
 		t.Fatal("the zero Handle has a due time")
 	}
 }
@@ -159,7 +139,7 @@ func TestHandleReset(t *testing.T) {
 	r.want(t, 2*ms, "n@0.027s")
 
 	// An interval starts again from the reset, with its whole count.
-	e := must(r.s.ScheduleEveryWith(sched.Every{Interval: 10 * ms, Count: 2}, r.cb("e"), sched.Rearmable()))
+	e := must(r.s.ScheduleEvery(sched.Every{Interval: 10 * ms, Count: 2}, r.cb("e"), sched.Rearmable()))
 	r.want(t, 10*ms, "e@0.037s")
 	if err := e.Reset(3 * ms); err != nil {
 		t.Fatal(err)
@@ -170,22 +150,29 @@ func TestHandleReset(t *testing.T) {
 	}
 }
 
+// notResettable reports whether err is Reset's refusal of a job it cannot
+// schedule again.
+func notResettable(err error) bool {
+	var ce *sched.CallError
+	return errors.As(err, &ce) && ce.Method == "Handle.Reset" && strings.Contains(ce.Err.Error(), "cannot be reset")
+}
+
 func TestHandleResetRefusals(t *testing.T) {
 	r := newRec()
 	h := r.once(t, "o", ms)
-	if err := h.Reset(-ns); !errors.As(err, new(*sched.OptionError)) || !h.Active() {
+	if err := h.Reset(-ns); !errors.As(err, new(*temporal.OptionError)) || !h.Active() {
 		t.Fatalf("Reset(-1ns) = %v; active %v", err, h.Active())
 	}
 	var zero sched.Handle
-	if err := zero.Reset(ms); !errors.Is(err, sched.ErrNotResettable) {
+	if err := zero.Reset(ms); !notResettable(err) {
 		t.Fatalf("zero Handle Reset = %v", err)
 	}
-	plain := must(r.s.ScheduleEvery(ms, r.cb("e")))
-	if err := plain.Reset(ms); !errors.Is(err, sched.ErrNotResettable) || !plain.Active() {
+	plain := must(r.s.ScheduleEvery(sched.Every{Interval: ms}, r.cb("e")))
+	if err := plain.Reset(ms); !notResettable(err) || !plain.Active() {
 		t.Fatalf("Reset of an interval without Rearmable = %v", err)
 	}
-	rh := must(r.s.ScheduleRecurrence(sched.Recurrence{Set: dailyAt0230(t, "FREQ=DAILY"), Zone: "UTC"}, func(sched.Occurrence) error { return nil }))
-	if err := rh.Reset(ms); !errors.Is(err, sched.ErrNotResettable) {
+	rh := must(r.s.ScheduleRecurrence(sched.Recurrence{Set: dailyAt0230(t, "FREQ=DAILY"), Zone: "UTC"}, func(temporal.Instant, int) error { return nil }))
+	if err := rh.Reset(ms); !notResettable(err) {
 		t.Fatalf("recurrence Reset = %v", err)
 	}
 }
@@ -194,7 +181,7 @@ func TestJobNameInErrorsAndTraces(t *testing.T) {
 	r := newRec()
 	var fires []sched.Fire
 	r.s.SetObserver(func(f sched.Fire) { fires = append(fires, f) })
-	must(r.s.ScheduleEvery(ms, func() error { return errors.New("boom") }, sched.WithName("regen"), sched.WithLabel("game.lua:14")))
+	must(r.s.ScheduleEvery(sched.Every{Interval: ms}, func() error { return errors.New("boom") }, sched.WithName("regen"), sched.WithLabel("game.lua:14")))
 	err := r.s.Advance(ms)
 	if err == nil || !strings.Contains(err.Error(), "every #1 'regen' scheduled at game.lua:14: boom") {
 		t.Fatalf("error = %v", err)
@@ -202,7 +189,7 @@ func TestJobNameInErrorsAndTraces(t *testing.T) {
 	if len(fires) != 1 || fires[0].Name != "regen" {
 		t.Fatalf("fires = %+v", fires)
 	}
-	if got := (sched.Job{ID: 3, Kind: sched.KindOnce}).String(); got != "once #3" {
+	if got := (sched.JobInfo{ID: 3, Kind: sched.KindOnce}).String(); got != "once #3" {
 		t.Fatalf("Job.String = %q", got)
 	}
 }
@@ -210,12 +197,12 @@ func TestJobNameInErrorsAndTraces(t *testing.T) {
 func TestTimerDueAndRemaining(t *testing.T) {
 	r := newRec()
 	var inside temporal.Duration
-	var tm *sched.Timer
-	tm = must(r.s.RegisterTimer("k", sched.TimerOptions{Interval: 10 * ms, Delay: dur(4 * ms)}, func(*sched.Tick) error {
-		inside, _ = tm.Remaining()
+	var tm sched.Handle
+	tm = must(r.s.RegisterTimer("k", sched.TimerOptions{Interval: 10 * ms, Delay: dur(4 * ms)}, func(*sched.Step) error {
+		inside, _ = remaining(tm)
 		return nil
 	}))
-	if at, ok := tm.Due(); !ok || at.Compare(must(epoch.Add(4*ms))) != 0 {
+	if at, ok := due(tm); !ok || at.Compare(must(epoch.Add(4*ms))) != 0 {
 		t.Fatalf("Due = %v %v", at, ok)
 	}
 	r.want(t, 4*ms)
@@ -223,7 +210,7 @@ func TestTimerDueAndRemaining(t *testing.T) {
 		t.Fatalf("Remaining inside the handler = %v, want the next tick's", inside)
 	}
 	tm.Cancel()
-	if _, ok := tm.Remaining(); ok {
+	if _, ok := remaining(tm); ok {
 		t.Fatal("a cancelled timer reports a remaining time")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/metronome-rt/metronome/runtime/internal/timerq"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -16,8 +15,8 @@ const (
 	KindOnce Kind = iota
 	KindEvery
 	KindRecurrence
-	KindTimer // a keyed timer's tick or its running handler (keyed.go)
-	KindSpawn // a spawned task waiting to resume (spawn.go)
+	KindTimer // a keyed timer's tick or its running handler
+	KindSpawn // a spawned task waiting to resume
 )
 
 func (k Kind) String() string {
@@ -36,19 +35,6 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
-// Func is a once or every callback. A non-nil error stops the drain and is
-// returned by the call that fired it.
-type Func func() error
-
-// RecurrenceFunc is a recurrence callback; it receives the occurrence.
-type RecurrenceFunc func(Occurrence) error
-
-// Occurrence is what a recurrence callback receives.
-type Occurrence struct {
-	ScheduledAt temporal.Instant // the occurrence's instant
-	Index       int              // one-based within the handle
-}
-
 // A job lives in its queue slot: {deadline, key, ref, queue ID}, 32 bytes.
 // The key is the creation number shifted left by tagBits, with the job's tag
 // in the low bits, so it orders ties by creation and still tells the fire
@@ -63,9 +49,9 @@ const (
 	tagOnceExt           // ref is a *jobExt
 	tagEvery             // ref is a *jobExt
 	tagRecurrence        // ref is a *jobExt
-	tagTimer             // ref is a *Timer, whose first field is its jobExt
+	tagTimer             // ref is a *timer, whose first field is its jobExt
 	tagEveryCount        // ref is a *jobExt: an every job with a count
-	tagSpawn             // ref is a *Task, whose first field is its jobExt
+	tagSpawn             // ref is a *task, whose first field is its jobExt
 
 	tagBits = 3
 	tagMask = 1<<tagBits - 1
@@ -91,12 +77,12 @@ func tagKind(tag uint64) Kind {
 	return KindOnce
 }
 
-// funcRef and refFunc convert between a Func and its one-word ref: a func
-// value is a single pointer, so the ref keeps the closure alive for the GC
-// like the Func would.
-func funcRef(fn Func) ref  { return *(*ref)(unsafe.Pointer(&fn)) }
-func refFunc(p ref) Func   { return *(*Func)(unsafe.Pointer(&p)) }
-func refExt(p ref) *jobExt { return (*jobExt)(p) }
+// funcRef and refFunc convert between a callback and its one-word ref: a
+// func value is a single pointer, so the ref keeps the closure alive for
+// the GC like the func would.
+func funcRef(fn func() error) ref { return *(*ref)(unsafe.Pointer(&fn)) }
+func refFunc(p ref) func() error  { return *(*func() error)(unsafe.Pointer(&p)) }
+func refExt(p ref) *jobExt        { return (*jobExt)(p) }
 
 // jobExt holds what a job keeps beyond its slot, except its callback: a
 // fire does not read it unless the job has left the queue or fails.
@@ -116,12 +102,12 @@ type jobExt struct {
 // so that an interval's fire reads 16 bytes next to those of other jobs, not
 // a line of its own.
 type jobFn struct {
-	fn       Func
+	fn       func() error
 	interval int64
 }
 
 type recurrence struct {
-	fn     RecurrenceFunc
+	fn     func(at temporal.Instant, index int) error
 	it     *temporal.RecurrenceIterator
 	limit  int // 0: none
 	fired  int // occurrences delivered; the next index is fired+1
@@ -130,8 +116,8 @@ type recurrence struct {
 
 // job names the job with queue key and extension e (nil for a plain
 // one-shot) for errors and traces.
-func (e *jobExt) job(key uint64) Job {
-	j := Job{ID: key >> tagBits, Kind: tagKind(key & tagMask)}
+func (e *jobExt) job(key uint64) JobInfo {
+	j := JobInfo{ID: key >> tagBits, Kind: tagKind(key & tagMask)}
 	if e != nil {
 		j.Label, j.Name = e.label, e.name
 		if e.id != 0 {
@@ -141,7 +127,8 @@ func (e *jobExt) job(key uint64) Job {
 	return j
 }
 
-// JobOption sets optional job metadata.
+// JobOption sets optional job metadata: WithLabel, WithName, WithData,
+// InGroup, Rearmable.
 type JobOption func(*jobExt)
 
 // WithLabel records where a job was scheduled (a script's file:line, say);
@@ -160,7 +147,7 @@ func WithName(name string) JobOption {
 // Rearmable makes a once or every job's handle remember how it was
 // scheduled, so that Handle.Reset can schedule it again after it fired or
 // was cancelled. It costs one small allocation per job; a one-shot without
-// options needs no such option (its handle holds its Func).
+// options needs no such option (its handle holds its callback).
 func Rearmable() JobOption { return rearmable }
 
 var rearmable JobOption = func(e *jobExt) { e.rearm = true }
@@ -170,70 +157,4 @@ var rearmable JobOption = func(e *jobExt) { e.rearm = true }
 // uses it to describe them.
 func WithData(v any) JobOption {
 	return func(e *jobExt) { e.data = v }
-}
-
-// Handle refers to one scheduled job. The zero Handle refers to nothing: it
-// is inactive and its methods do nothing. Handles stay valid after the job
-// ends; they never affect a later job.
-type Handle struct {
-	s   *Scheduler
-	key uint64 // the job's queue seq: creation number and tag
-	qid timerq.ID
-	// re is what Reset needs: the Func of a plain one-shot (tag tagOnce),
-	// else a *rearm, or nil for a recurrence.
-	re ref
-}
-
-// ID returns the job's id: its creation number, as List shows it. Reset
-// keeps it.
-func (h Handle) ID() uint64 {
-	if h.key&tagMask != tagOnce && h.re != nil {
-		return (*rearm)(h.re).id
-	}
-	return h.key >> tagBits
-}
-
-// live reports whether the handle's job is still queued: its queue ID
-// holds an entry with the job's key (IDs are reused, keys are not).
-func (h Handle) live() bool {
-	if h.s == nil {
-		return false
-	}
-	_, key, _, ok := h.s.q.Get(h.qid)
-	return ok && key == h.key
-}
-
-// Active reports whether the job will fire again: a one-shot that has not
-// fired, an interval or recurrence with occurrences left, none cancelled.
-func (h Handle) Active() bool { return h.live() }
-
-// Cancel stops future callbacks of the job and reports whether it stopped a
-// pending one, as time.Timer.Stop does: false for a one-shot that already
-// fired, a job already cancelled and the zero Handle. It does not wait for a
-// callback that is running; called from inside an interval's own callback it
-// ends the rest of that interval's catch-up (and returns true). It works on
-// a dropped scheduler too (and returns false: Drop cancelled everything).
-func (h Handle) Cancel() bool { return h.stop(EventCancel) }
-
-// Drop cancels the job, releases what the handle holds and reports, as
-// Cancel does, whether it stopped a pending job. An observer sees a drop
-// rather than a cancel.
-func (h Handle) Drop() bool { return h.stop(EventDrop) }
-
-func (h Handle) stop(ev Event) bool {
-	if h.s == nil {
-		return false
-	}
-	// The heap's RemoveSeq inlines here; it misses on the wheel (see queue).
-	p, ok := h.s.q.h.RemoveSeq(h.qid, h.key)
-	if !ok && h.s.q.w != nil {
-		p, ok = h.s.q.w.RemoveSeq(h.qid, h.key)
-	}
-	if ok {
-		if h.s.observer != nil {
-			h.s.observeStop(ev, h.key, p)
-		}
-		h.s.released(h.qid, h.key, p)
-	}
-	return ok
 }

@@ -10,140 +10,136 @@ import (
 	"github.com/metronome-rt/metronome/temporal"
 )
 
-// TimerFunc handles one tick of a keyed timer. A non-nil error stops the
-// drain as a job's does; the handler has ended all the same.
-type TimerFunc func(t *Tick) error
+// Step is what a spawned task's step and a keyed timer's handler receive:
+// where they run, the way to keep running across virtual time (Wait), and
+// for a keyed timer its tick. The scheduler reuses it for the next step or
+// tick: keep the fields, not the pointer.
+type Step struct {
+	cadence.Tick        // a keyed timer's tick information; zero in a task
+	Fence        uint64 // the owner's fence when the tick started
+	timer        *timer // the keyed timer's generation, or nil in a task
 
-// Tick is what a keyed timer's handler receives: the tick information and
-// the way to keep running across virtual time (Wait). The scheduler reuses
-// it for the timer's next tick: keep the fields, not the pointer.
-type Tick struct {
-	cadence.Tick
-	Fence uint64 // the owner's Authority when the tick started
-	timer *Timer
+	Key        string // a keyed timer's key
+	Generation uint64 // a keyed timer's generation
+	// Waited is how long the last Wait took: its d, or more after a Jump.
+	Waited    temporal.Duration
+	Data      any        // what WithData attached to the task or timer
+	Scheduler *Scheduler // the scheduler that runs the step
 
-	Key        string
-	Generation uint64
-
+	task   *task // the spawned task, or nil for a keyed timer
 	waitNs int64 // Wait's d
-	waited int64 // virtual time the last Wait took
 }
 
-// Wait keeps the handler running for d of virtual time: when the current
-// TimerFunc returns, the key stays busy and then runs at Now()+d (at the
-// jump's instant when a Jump passes it). Ticks coming due meanwhile are
-// late; the overrun policy decides what is delivered when the handler ends.
-// It returns an *OptionError for d < 0 and a *CallError when the handler
-// is not running any more (Wait called outside its TimerFunc).
-func (t *Tick) Wait(d temporal.Duration, then TimerFunc) error {
-	if t.timer == nil || !t.timer.live || !t.timer.s.inJob || t.timer.s.curExt != &t.timer.ext {
-		return &CallError{Method: "Tick.Wait", Err: errNotRunning}
+var errNotRunning = errorString("the step is not running: Wait is allowed only inside its own step or handler")
+
+// Wait ends the current step and makes then the next one, run d of virtual
+// time from Now() (at the jump's instant when a Jump passes it). A keyed
+// timer's key stays busy meanwhile: ticks coming due are late, and the
+// overrun policy decides what is delivered when the handler ends. A task's
+// wait at zero inside a drain counts toward the loop limit, as a
+// zero-delay job does. It returns a *temporal.OptionError for d < 0 and a
+// *CallError outside the step's own call.
+func (st *Step) Wait(d temporal.Duration, then func(*Step) error) error {
+	const name = "Step.Wait"
+	var s *Scheduler
+	switch {
+	case st.task != nil && st.task.live:
+		s = st.task.s
+	case st.timer != nil && st.timer.live && st.timer.s.inJob && st.timer.s.curExt == &st.timer.ext:
+		s = st.timer.s
+	default:
+		return &CallError{Method: name, Err: errNotRunning}
 	}
 	if d < 0 {
-		return &OptionError{Method: "Tick.Wait", Param: "d", Want: "a duration >= 0", Got: d}
+		return &temporal.OptionError{Method: name, Param: "d", Want: "a duration >= 0", Got: d}
 	}
 	if then == nil {
-		return nilFunc("Tick.Wait")
+		return nilFunc(name)
 	}
-	if int64(d) > t.timer.s.maxAt-t.timer.s.now {
-		return &OptionError{Method: "Tick.Wait", Param: "d", Want: "a duration that keeps the deadline within int64 nanoseconds", Got: d}
+	if int64(d) > s.maxAt-s.now {
+		return &temporal.OptionError{Method: name, Param: "d", Want: "a duration that keeps the deadline within int64 nanoseconds", Got: d}
 	}
-	t.waitNs, t.timer.then, t.timer.hasThen = int64(d), then, true
+	st.waitNs = int64(d)
+	if st.task != nil {
+		st.task.then = then
+	} else {
+		st.timer.then, st.timer.hasThen = then, true
+	}
 	return nil
 }
 
-// Data returns the timer's TimerOptions.Data.
-func (t *Tick) Data() any { return t.timer.data }
-
-// Scheduler returns the scheduler the timer runs on.
-func (t *Tick) Scheduler() *Scheduler { return t.timer.s }
-
-// Waited returns how much virtual time the last Wait took: its d, or more
-// after a Jump.
-func (t *Tick) Waited() temporal.Duration { return temporal.Duration(t.waited) }
-
-// TimerOptions are a keyed timer's settings.
+// TimerOptions are a keyed timer's settings; its label, name, data and
+// group are RegisterTimer's JobOptions.
 type TimerOptions struct {
 	Interval temporal.Duration // > 0
 	// Delay is the first tick's due time after Now(); nil means Interval.
-	Delay    *temporal.Duration
-	Overrun  cadence.Overrun
-	OnCancel func() error // optional timer-owned cleanup; its error is the generation's result
-	Label    string       // where it was registered, for traces and errors
-	Name     string       // its user's name (a script's label option), as WithName
-	// Data is the caller's, returned by Tick.Data and reported by List in
-	// JobInfo.Data: a layer that runs many timers through one TimerFunc
-	// finds each one's state there, next to the tick.
-	Data any
+	Delay   *temporal.Duration
+	Overrun cadence.Overrun
+	// OnCancel, if set, runs once the generation has ended: cancelled,
+	// superseded or dropped, and its running handler returned.
+	OnCancel func()
+	// Owner scopes the key and may hold a lease (NewOwner). nil: the
+	// standing owner of the timer's group (InGroup; the scheduler's own
+	// without one), which never expires.
+	Owner *Owner
 }
-
-// Completion is a generation's single cancel result: every Cancel of the
-// generation returns the same one.
-type Completion struct {
-	done bool
-	err  error
-}
-
-// Done reports whether the generation has ended: its running handler, if
-// any, returned and its OnCancel ran.
-func (c *Completion) Done() bool { return c.done }
-
-// Err returns OnCancel's error once Done; nil before.
-func (c *Completion) Err() error { return c.err }
 
 // Owner holds keyed timers: keys are scoped to it, and under a lease no
 // tick of its timers is queued or started past its deadline.
 type Owner struct {
 	s         *Scheduler
-	group     *Group
-	id        string
 	lease     int64 // 0: no lease
 	deadline  int64 // ns after the epoch; math.MaxInt64 without a lease
 	authority uint64
-	adm       Admitter // nil: the lease above decides
+	auth      cadence.Authority // nil: the lease above decides
 	slots     map[string]*slot
 }
 
-// Admitter is an owner authority outside virtual time, such as a lease
-// held in etcd (cluster/etcdlease): it is asked before a tick of its
-// owner is queued and again before it starts, at that instant, and
-// returns the fence the owner holds and whether a tick may start now.
-// Admit must be fast and must not call into the Scheduler; it is the only
-// thing such an owner reads, so its virtual deadline plays no part.
-type Admitter interface {
-	Admit() (fence uint64, ok bool)
+// OwnerOptions say how an owner's timers are admitted: by a lease in
+// virtual time, or by an authority outside it.
+type OwnerOptions struct {
+	// Lease: the owner's timers tick until Now()+Lease, moved by Renew.
+	Lease temporal.Duration
+	// Authority admits the owner's ticks instead of a lease (a lease held
+	// in etcd: cluster/etcdlease). It is asked, at that instant, before
+	// each tick is queued and before it starts, and admits a tick by
+	// cadence.Lease.Admits, its Deadline read as a Unix-nanosecond instant
+	// of the scheduler's time; Step.Fence carries the fence it answered. A
+	// lease whose deadline runs on another clock reports math.MaxInt64
+	// while it admits, and held false once its own deadline passed.
+	Authority cadence.Authority
 }
 
 // slot is one key of an owner: its generations.
 type slot struct {
 	gen  uint64
-	cur  *Timer // the current generation; nil once cancelled
-	last *Timer // the latest generation, cancelled or not
+	cur  *timer // the current generation; nil once cancelled
+	last *timer // the latest generation, cancelled or not
 }
 
 // slotTimer is a key's first generation and its slot, allocated together
 // (RegisterTimer). A later generation is allocated alone; the first one's
 // memory stays with the slot.
 type slotTimer struct {
-	Timer
+	timer
 	slot
 	_ [448 - timerSize - unsafe.Sizeof(slot{})]byte // see timerSize
 }
 
-// timerSize is Timer's size, a multiple of 64 as slotTimer's is (448): a
+// timerSize is timer's size, a multiple of 64 as slotTimer's is (448): a
 // size class whose objects start on a cache line, so that what a tick
 // reads (ext's 88 bytes, then the hot fields) takes three lines, not four.
 const timerSize = 384
 
-// Timer is one generation of a keyed timer.
-type Timer struct {
+// timer is one generation of a keyed timer.
+type timer struct {
 	ext jobExt // first: the queue's ref points here (group, label); a tick reads none of it
 
-	// What a tick reads and writes, in the 168 bytes after ext: a fire
+	// What a tick reads and writes, in the 152 bytes after ext: a fire
 	// loads as few lines as it can (a flag stands for a cold pointer).
 	queued   bool // an entry is in the queue: the next tick, or the handler's resume
 	running  bool // the handler is running
-	live     bool // the handler's TimerFunc is running (not in a Wait)
+	live     bool // the handler's function is running (not in a Wait)
 	waiting  bool // due, waiting for an older generation's handler to end
 	parked   bool // past the owner's lease deadline
 	ended    bool // cancelled or superseded, and its handler ended
@@ -156,31 +152,27 @@ type Timer struct {
 	key      uint64 // queue key: creation number and tagTimer
 	owner    *Owner
 	s        *Scheduler
-	fn       TimerFunc
-	data     any // TimerOptions.Data
+	fn       func(*Step) error
 	cad      cadence.Cadence
-	tick     Tick // up to its timer: the rest is cold
+	tick     Step // up to its timer: the rest is cold
 
-	then      TimerFunc // Wait's continuation; nil when the handler ends
+	then      func(*Step) error // Wait's continuation; nil when the handler ends
 	slot      *slot
-	blockedBy *Timer // an older generation of the key, running at registration
-	onCancel  func() error
-	done      *Completion
+	blockedBy *timer // an older generation of the key, running at registration
+	onCancel  func()
 	waitFrom  int64  // when the handler's Wait began
 	resumeAt  int64  // when it resumes
-	next      *Timer // live list
-	prev      *Timer
-	_         [timerSize - 360]byte
+	next      *timer // live list
+	prev      *timer
+	_         [timerSize - 368]byte
 }
 
 type keyedState struct {
-	owners map[*Group]*Owner // the default owner of the scheduler (nil key) and of each group
-	live   *Timer            // generations not ended, as a list
+	owners map[*Group]*Owner // the standing owner of the scheduler (nil key) and of each group
+	live   *timer            // generations not ended, as a list
 }
 
-var errAdmitted = errorString("the owner's Admitter moves its authority: resign through it")
-
-var errNotRunning = errorString("the handler is not running: Wait is allowed only inside its tick's handler")
+var errAuthority = errorString("the owner's Authority moves its fence: resign through it")
 
 type errorString string
 
@@ -193,93 +185,102 @@ func (s *Scheduler) keyedState() *keyedState {
 	return s.keyed
 }
 
-// Owner returns the scheduler's own owner, which has no lease:
-// Scheduler.RegisterTimer registers under it.
-func (s *Scheduler) Owner() *Owner { return s.defaultOwner(nil) }
-
-// Owner returns the group's own owner, which has no lease.
-func (g *Group) Owner() *Owner { return g.s.defaultOwner(g) }
-
-func (s *Scheduler) defaultOwner(g *Group) *Owner {
+// standingOwner returns the owner without a lease of g (of the scheduler
+// when g is nil).
+func (s *Scheduler) standingOwner(g *Group) *Owner {
 	k := s.keyedState()
 	o := k.owners[g]
 	if o == nil {
-		o = &Owner{s: s, group: g, deadline: math.MaxInt64, slots: map[string]*slot{}}
+		o = &Owner{s: s, deadline: math.MaxInt64, slots: map[string]*slot{}}
 		k.owners[g] = o
 	}
 	return o
 }
 
-// NewOwner returns an owner whose timers tick while its lease holds: the
-// deadline is Now()+lease, moved by Renew. id is a label (it may be "").
-func (s *Scheduler) NewOwner(id string, lease temporal.Duration) (*Owner, error) {
-	return s.newOwner(nil, id, lease)
-}
-
-// NewOwner is Scheduler.NewOwner for an owner whose timers are g's jobs.
-func (g *Group) NewOwner(id string, lease temporal.Duration) (*Owner, error) {
-	return g.s.newOwner(g, id, lease)
-}
-
-func (s *Scheduler) newOwner(g *Group, id string, lease temporal.Duration) (*Owner, error) {
+// NewOwner returns an owner whose timers tick while its lease holds (the
+// deadline is Now()+o.Lease, moved by Renew), or while o.Authority admits
+// them. Give one of the two.
+//
+// A timer of an Authority's owner whose tick comes due while it does not
+// admit it parks; Renew, which the authority's holder calls (on the
+// scheduler's goroutine) when its answer changed, resumes the parked
+// timers from their next nominal tick, or, under a new fence, drops every
+// tick due under the old one as Transfer does. Transfer is an error there:
+// the authority moves by itself.
+func (s *Scheduler) NewOwner(o OwnerOptions) (*Owner, error) {
 	const name = "NewOwner"
 	if err := s.check(name); err != nil {
 		return nil, err
 	}
-	if lease <= 0 {
-		return nil, &OptionError{Method: name, Param: "lease", Want: "a duration > 0", Got: lease}
+	if o.Authority != nil {
+		if o.Lease != 0 {
+			return nil, &temporal.OptionError{Method: name, Param: "lease", Want: "0 with an Authority, which decides alone", Got: o.Lease}
+		}
+		l, _ := o.Authority.Lease()
+		return &Owner{s: s, deadline: math.MaxInt64, authority: l.Fence, auth: o.Authority, slots: map[string]*slot{}}, nil
 	}
-	at, err := s.deadline(name, "lease", lease)
+	if o.Lease <= 0 {
+		return nil, &temporal.OptionError{Method: name, Param: "lease", Want: "a duration > 0 (or an Authority)", Got: o.Lease}
+	}
+	at, err := s.deadline(name, "lease", o.Lease)
 	if err != nil {
 		return nil, err
 	}
-	return &Owner{s: s, group: g, id: id, lease: int64(lease), deadline: at, slots: map[string]*slot{}}, nil
+	return &Owner{s: s, lease: int64(o.Lease), deadline: at, slots: map[string]*slot{}}, nil
 }
 
-// Scheduler returns the scheduler the owner's timers run on.
-func (o *Owner) Scheduler() *Scheduler { return o.s }
-
-// NewOwnerAdmitter returns an owner whose timers tick while a admits
-// them, under a's fence. A timer whose tick comes due while a does not
-// admit it parks; Refresh, which a's holder calls (on the scheduler's
-// goroutine) when its answer changed, resumes the parked timers from their
-// next nominal tick, or, under a new fence, drops every tick due under the
-// old one as Transfer does. Renew does nothing and Transfer is an error: the
-// authority renews and moves by itself.
-func (s *Scheduler) NewOwnerAdmitter(id string, a Admitter) (*Owner, error) {
-	return s.newOwnerAdmitter(nil, id, a)
-}
-
-// NewOwnerAdmitter is Scheduler.NewOwnerAdmitter for an owner whose timers
-// are g's jobs.
-func (g *Group) NewOwnerAdmitter(id string, a Admitter) (*Owner, error) {
-	return g.s.newOwnerAdmitter(g, id, a)
-}
-
-func (s *Scheduler) newOwnerAdmitter(g *Group, id string, a Admitter) (*Owner, error) {
-	if err := s.check("NewOwnerAdmitter"); err != nil {
-		return nil, err
+// admits reports whether a tick may be queued or started at at.
+func (o *Owner) admits(at int64) bool {
+	if o.auth != nil {
+		l, held := o.auth.Lease()
+		return held && l.Admits(o.s.epoch.UnixNano()+at, o.authority)
 	}
-	if a == nil {
-		return nil, &OptionError{Method: "NewOwnerAdmitter", Param: "a", Want: "an Admitter", Got: nil}
-	}
-	f, _ := a.Admit()
-	return &Owner{s: s, group: g, id: id, deadline: math.MaxInt64, authority: f, adm: a, slots: map[string]*slot{}}, nil
+	return at <= o.deadline
 }
 
-// Refresh asks an Admitter owner's authority again (see NewOwnerAdmitter);
-// on other owners, and while it does not admit, it does nothing.
-func (o *Owner) Refresh() {
+// Renew moves the lease deadline to Now()+lease: timers that stopped at
+// the old deadline go on from their next nominal tick not before Now();
+// the ticks between count as skipped. On an Authority's owner it asks the
+// authority again: while it admits, parked timers resume from their next
+// nominal tick, and under a new fence every tick due under the old one is
+// dropped, as Transfer does. The owner's standing owners have nothing to
+// renew.
+func (o *Owner) Renew() error {
+	if err := o.s.check("Renew"); err != nil {
+		return err
+	}
+	if o.auth != nil {
+		o.refresh()
+		return nil
+	}
+	if o.lease == 0 {
+		return nil
+	}
+	if at, err := o.s.deadline("Renew", "lease", temporal.Duration(o.lease)); err == nil {
+		o.deadline = at
+	} else {
+		o.deadline = o.s.maxAt
+	}
+	for t := o.s.keyed.live; t != nil; t = t.next {
+		if t.owner == o && t.parked {
+			t.parked = false
+			t.cad.Resume(o.s.now)
+			t.requeue()
+		}
+	}
+	return nil
+}
+
+// refresh asks an Authority's owner's authority again (see Renew); while
+// it does not admit, it does nothing.
+func (o *Owner) refresh() {
 	s := o.s
-	if o.adm == nil || s.check("Refresh") != nil {
-		return
-	}
-	f, ok := o.adm.Admit()
+	l, ok := o.auth.Lease()
 	if !ok {
 		return
 	}
-	moved := f != o.authority
-	o.authority = f
+	moved := l.Fence != o.authority
+	o.authority = l.Fence
 	for t := s.keyedState().live; t != nil; t = t.next {
 		if t.owner != o {
 			continue
@@ -302,64 +303,19 @@ func (o *Owner) Refresh() {
 	}
 }
 
-// ID returns the owner's label.
-func (o *Owner) ID() string { return o.id }
-
-// Deadline returns the lease deadline and whether the owner has a lease.
-func (o *Owner) Deadline() (temporal.Instant, bool) {
-	return temporal.FromUnixNano(o.s.epoch.UnixNano() + o.deadline), o.lease > 0
-}
-
-// Authority is the owner's fencing value: it changes with each Transfer.
-func (o *Owner) Authority() uint64 { return o.authority }
-
-// admits reports whether a tick may be queued or started at at.
-func (o *Owner) admits(at int64) bool {
-	if o.adm != nil {
-		f, ok := o.adm.Admit()
-		return ok && f == o.authority
-	}
-	return at <= o.deadline
-}
-
-// Renew moves the lease deadline to Now()+lease. Timers that stopped at the
-// old deadline go on from their next nominal tick not before Now(); the
-// ticks between count as skipped. Without a lease it does nothing.
-func (o *Owner) Renew() error {
-	if err := o.s.check("Renew"); err != nil {
-		return err
-	}
-	if o.lease == 0 {
-		return nil
-	}
-	if at, err := o.s.deadline("Renew", "lease", temporal.Duration(o.lease)); err == nil {
-		o.deadline = at
-	} else {
-		o.deadline = o.s.maxAt
-	}
-	for t := o.s.keyed.live; t != nil; t = t.next {
-		if t.owner == o && t.parked {
-			t.parked = false
-			t.cad.Resume(o.s.now)
-			t.requeue()
-		}
-	}
-	return nil
-}
-
-// Transfer starts a new authority: ticks due under the old one (queued,
-// late or retained) never run, and each timer goes on from its next nominal
+// Transfer starts a new fence: ticks due under the old one (queued, late
+// or retained) never run, and each timer goes on from its next nominal
 // tick after Now(). Registrations stay; a running handler is not
-// interrupted. It renews the lease.
+// interrupted. It renews the lease. An Authority's owner refuses it.
 func (o *Owner) Transfer() error {
 	if err := o.s.check("Transfer"); err != nil {
 		return err
 	}
-	if o.adm != nil {
-		return &CallError{Method: "Transfer", Err: errAdmitted}
+	if o.auth != nil {
+		return &CallError{Method: "Transfer", Err: errAuthority}
 	}
 	o.authority++
-	for t := o.s.keyed.live; t != nil; t = t.next {
+	for t := o.s.keyedState().live; t != nil; t = t.next {
 		if t.owner != o {
 			continue
 		}
@@ -373,69 +329,75 @@ func (o *Owner) Transfer() error {
 	return o.Renew()
 }
 
-// RegisterTimer is Owner.RegisterTimer on the scheduler's own owner.
-func (s *Scheduler) RegisterTimer(key string, opts TimerOptions, fn TimerFunc) (*Timer, error) {
-	return s.Owner().RegisterTimer(key, opts, fn)
-}
-
-// RegisterTimer registers the timer key of o: fn runs at Now()+Delay and
-// then every Interval, with the overrun policy deciding what a late tick
-// delivers. A key already registered starts a new generation: the old one
-// ends as Cancel ends it, its ticks never run, and the new one's first tick
-// waits for the old handler to end. Bad options return an *OptionError and
-// register nothing.
-func (o *Owner) RegisterTimer(key string, opts TimerOptions, fn TimerFunc) (*Timer, error) {
+// RegisterTimer registers the timer key of opts.Owner: fn runs at
+// Now()+Delay and then every Interval, with the overrun policy deciding
+// what a late tick delivers. A key already registered starts a new
+// generation: the old one ends as Cancel ends it, its ticks never run, and
+// the new one's first tick waits for the old handler to end. The handle is
+// the new generation's; jopts label it and put it in a group. Bad options
+// return a *temporal.OptionError and register nothing.
+func (s *Scheduler) RegisterTimer(key string, opts TimerOptions, fn func(*Step) error, jopts ...JobOption) (Handle, error) {
 	const name = "RegisterTimer"
-	s := o.s
 	if err := s.check(name); err != nil {
-		return nil, err
+		return Handle{}, err
 	}
 	if key == "" {
-		return nil, &OptionError{Method: name, Param: "key", Want: "a non-empty string", Got: `""`}
+		return Handle{}, &temporal.OptionError{Method: name, Param: "key", Want: "a non-empty string", Got: `""`}
 	}
 	if opts.Interval <= 0 {
-		return nil, &OptionError{Method: name, Param: "opts.Interval", Want: "a duration > 0", Got: opts.Interval}
+		return Handle{}, &temporal.OptionError{Method: name, Param: "opts.Interval", Want: "a duration > 0", Got: opts.Interval}
 	}
 	if err := opts.Overrun.Check(); err != nil {
-		return nil, &OptionError{Method: name, Param: "opts.Overrun", Err: err}
+		return Handle{}, &temporal.OptionError{Method: name, Param: "opts.Overrun", Err: err}
+	}
+	if o := opts.Owner; o != nil && o.s != s {
+		return Handle{}, &temporal.OptionError{Method: name, Param: "opts.Owner", Want: "an owner of this scheduler", Got: "another scheduler's"}
 	}
 	if fn == nil {
-		return nil, nilFunc(name)
+		return Handle{}, nilFunc(name)
 	}
 	delay := opts.Interval
 	if opts.Delay != nil {
 		delay = *opts.Delay
 	}
 	if delay < 0 {
-		return nil, &OptionError{Method: name, Param: "opts.Delay", Want: "a duration >= 0", Got: delay}
+		return Handle{}, &temporal.OptionError{Method: name, Param: "opts.Delay", Want: "a duration >= 0", Got: delay}
 	}
 	first, err := s.deadline(name, "opts.Delay", delay)
 	if err != nil {
-		return nil, err
+		return Handle{}, err
 	}
 	if s.q.Len() >= s.maxPending {
-		return nil, &CallError{Method: name, Err: fmt.Errorf("%w: the cap is %d", ErrTooManyPending, s.maxPending)}
+		return Handle{}, &CallError{Method: name, Err: fmt.Errorf("%w: the cap is %d", ErrTooManyPending, s.maxPending)}
 	}
 	if err := s.nextSeq(name); err != nil {
-		return nil, err
+		return Handle{}, err
+	}
+	var ext jobExt
+	for _, j := range jopts {
+		j(&ext)
+	}
+	o := opts.Owner
+	if o == nil {
+		o = s.standingOwner(ext.group)
 	}
 	sl := o.slots[key]
-	var t *Timer
+	var t *timer
 	if sl == nil {
 		// A key's slot shares its first generation's allocation.
 		ts := &slotTimer{}
-		sl, t = &ts.slot, &ts.Timer
+		sl, t = &ts.slot, &ts.timer
 		o.slots[key] = sl
 	} else {
-		t = &Timer{}
+		t = &timer{}
 	}
 	if old := sl.cur; old != nil {
-		old.Cancel()
+		old.stop(EventCancel)
 	}
 	// Never concurrent: an older generation's running handler holds the
 	// key until it ends. Generations older than the last are cancelled,
 	// so none of them starts again: the last one, or what it waits for.
-	var blocked *Timer
+	var blocked *timer
 	if prev := sl.last; prev != nil {
 		if prev.running {
 			blocked = prev
@@ -444,10 +406,11 @@ func (o *Owner) RegisterTimer(key string, opts TimerOptions, fn TimerFunc) (*Tim
 		}
 	}
 	sl.gen++
-	*t = Timer{s: s, owner: o, slot: sl, blockedBy: blocked, blocked: blocked != nil, delayed: opts.Overrun.Policy == cadence.DelayNextTick, key: s.seq<<tagBits | tagTimer, fn: fn, onCancel: opts.OnCancel,
-		data: opts.Data, cad: cadence.New(first, int64(opts.Interval), opts.Overrun)}
-	t.ext = jobExt{group: o.group, label: opts.Label, name: opts.Name, data: opts.Data}
-	t.tick = Tick{Key: key, Generation: sl.gen, timer: t}
+	*t = timer{s: s, owner: o, slot: sl, blockedBy: blocked, blocked: blocked != nil, delayed: opts.Overrun.Policy == cadence.DelayNextTick, key: s.seq<<tagBits | tagTimer, fn: fn, onCancel: opts.OnCancel,
+		cad: cadence.New(first, int64(opts.Interval), opts.Overrun)}
+	ext.rearm = false
+	t.ext = ext
+	t.tick = Step{Key: key, Generation: sl.gen, timer: t, Data: ext.data, Scheduler: s}
 	sl.cur, sl.last = t, t
 	k := s.keyedState()
 	t.next = k.live
@@ -456,45 +419,10 @@ func (o *Owner) RegisterTimer(key string, opts TimerOptions, fn TimerFunc) (*Tim
 	}
 	k.live = t
 	t.requeue()
-	return t, nil
+	return Handle{s: s, key: t.key, re: ref(t)}, nil
 }
 
-// ID returns the timer's id, as List and traces show it.
-func (t *Timer) ID() uint64 { return t.key >> tagBits }
-
-// Key returns the timer's key.
-func (t *Timer) Key() string { return t.tick.Key }
-
-// Generation returns the timer's generation: 1 for a key's first
-// registration, one more for each re-registration.
-func (t *Timer) Generation() uint64 { return t.tick.Generation }
-
-// Active reports whether the generation will tick again: not cancelled,
-// superseded or dropped.
-func (t *Timer) Active() bool { return !t.canceled && !t.s.dropped }
-
-// Due returns when the generation's next tick is due: its nominal
-// deadline, or Now() for a late one (inside the handler, the tick after the
-// one running). ok is false once the generation is cancelled, superseded or
-// dropped, and while its owner's lease has lapsed.
-func (t *Timer) Due() (at temporal.Instant, ok bool) {
-	when, ok := t.due()
-	if !ok {
-		return temporal.Instant{}, false
-	}
-	return temporal.FromUnixNano(t.s.epoch.UnixNano() + when), true
-}
-
-// Remaining returns the time from Now() to Due, never negative.
-func (t *Timer) Remaining() (temporal.Duration, bool) {
-	when, ok := t.due()
-	if !ok {
-		return 0, false
-	}
-	return temporal.Duration(when - t.s.now), true
-}
-
-func (t *Timer) due() (int64, bool) {
+func (t *timer) due() (int64, bool) {
 	if t.canceled || t.s.dropped || t.parked {
 		return 0, false
 	}
@@ -505,26 +433,17 @@ func (t *Timer) due() (int64, bool) {
 	return max(at, t.s.now), true
 }
 
-// Running reports whether the timer's handler is running.
-func (t *Timer) Running() bool { return t.running }
-
-// Cancel ends the generation: no tick of it starts any more. It returns
-// the generation's one Completion, the same for every call: done at once
-// when no handler is running (OnCancel runs inside Cancel), else when the
-// running handler ends, which Cancel does not interrupt.
-func (t *Timer) Cancel() *Completion { return t.stop(EventCancel) }
-
-// Drop is Cancel; an observer sees a drop rather than a cancel.
-func (t *Timer) Drop() *Completion { return t.stop(EventDrop) }
-
-func (t *Timer) stop(ev Event) *Completion {
-	if t.done != nil {
-		return t.done
+// stop ends the generation, reporting it to the observer as ev, and
+// reports whether it was not ended before: no tick of it starts any more.
+// With no handler running it is complete at once (OnCancel runs inside
+// stop), else when the running handler ends.
+func (t *timer) stop(ev Event) bool {
+	if t.canceled {
+		return false
 	}
 	if t.s.observer != nil {
 		t.s.observeStop(ev, t.key, ref(t))
 	}
-	t.done = &Completion{}
 	t.canceled = true
 	if t.slot.cur == t {
 		t.slot.cur = nil
@@ -533,11 +452,11 @@ func (t *Timer) stop(ev Event) *Completion {
 		t.unqueue()
 		t.finish()
 	}
-	return t.done
+	return true
 }
 
 // finish runs OnCancel and completes the generation.
-func (t *Timer) finish() {
+func (t *timer) finish() {
 	t.ended = true
 	t.waiting, t.parked = false, false
 	if t.blocked && !t.blockedBy.running {
@@ -558,22 +477,21 @@ func (t *Timer) finish() {
 		t.next.prev = t.prev
 	}
 	t.next, t.prev = nil, nil
-	var err error
-	if t.onCancel != nil {
-		err = t.onCancel()
-	}
-	t.done.done, t.done.err = true, err
+	onCancel := t.onCancel
 	t.fn, t.onCancel = nil, nil
+	if onCancel != nil {
+		onCancel()
+	}
 }
 
 // requeue queues the generation's next tick: at its nominal deadline, at
 // Now() when that passed (a late tick, ordered by the registration), or
 // nowhere when the lease ends first (parked) or the key is busy.
-func (t *Timer) requeue() { t.requeueCounting(true) }
+func (t *timer) requeue() { t.requeueCounting(true) }
 
 // requeueCounting is requeue; count says whether a late tick counts toward
 // the loop guard (not when the same tick was counted already).
-func (t *Timer) requeueCounting(count bool) {
+func (t *timer) requeueCounting(count bool) {
 	if t.canceled || t.s.dropped {
 		t.unqueue()
 		return
@@ -607,7 +525,7 @@ func (t *Timer) requeueCounting(count bool) {
 
 // waitsForOlder reports whether the older generation t was registered
 // behind is still running; once it ended, t forgets it.
-func (t *Timer) waitsForOlder() bool {
+func (t *timer) waitsForOlder() bool {
 	if t.blockedBy.running {
 		return true
 	}
@@ -615,7 +533,7 @@ func (t *Timer) waitsForOlder() bool {
 	return false
 }
 
-func (t *Timer) queueAt(at int64) {
+func (t *timer) queueAt(at int64) {
 	if t.queued {
 		t.s.q.Update(t.qid, at, t.key)
 		return
@@ -624,7 +542,7 @@ func (t *Timer) queueAt(at int64) {
 	t.queued = true
 }
 
-func (t *Timer) unqueue() {
+func (t *timer) unqueue() {
 	if t.queued {
 		t.s.q.Remove(t.qid)
 		t.queued = false
@@ -633,11 +551,11 @@ func (t *Timer) unqueue() {
 
 // fireTimer runs the timer entry due at when: the generation's next tick,
 // or the resumption of its running handler.
-func (s *Scheduler) fireTimer(id timerq.ID, when int64, key uint64, t *Timer) error {
+func (s *Scheduler) fireTimer(id timerq.ID, when int64, key uint64, t *timer) error {
 	s.curExt = &t.ext
 	var err error
 	if t.running {
-		t.tick.waited = s.now - t.waitFrom
+		t.tick.Waited = temporal.Duration(s.now - t.waitFrom)
 		then := t.then
 		t.then, t.hasThen = nil, false
 		err = s.runHandler(t, then)
@@ -651,7 +569,7 @@ func (s *Scheduler) fireTimer(id timerq.ID, when int64, key uint64, t *Timer) er
 }
 
 // startTick delivers the tick due now, if the owner and the key allow it.
-func (s *Scheduler) startTick(t *Timer) error {
+func (s *Scheduler) startTick(t *timer) error {
 	if t.blocked && t.waitsForOlder() {
 		t.unqueue()
 		t.waiting = true
@@ -673,7 +591,7 @@ func (s *Scheduler) startTick(t *Timer) error {
 	// that ends at once costs one re-key.
 	t.requeue()
 	if s.observer != nil {
-		s.observer(Fire{At: s.Now(), ID: t.ID(), Kind: KindTimer, Label: t.ext.label, Name: t.ext.name, ScheduledIndex: int(tk.ScheduledIndex),
+		s.observer(Fire{At: s.Now(), ID: t.key >> tagBits, Kind: KindTimer, Label: t.ext.label, Name: t.ext.name, ScheduledIndex: int(tk.ScheduledIndex),
 			Key: t.tick.Key, Generation: t.tick.Generation, DeliveryIndex: tk.DeliveryIndex, SkippedTicks: tk.SkippedTicks})
 	}
 	t.running = true
@@ -682,7 +600,7 @@ func (s *Scheduler) startTick(t *Timer) error {
 
 // runHandler runs fn, the handler's start or a Wait's continuation, and
 // then either queues its resumption or ends it.
-func (s *Scheduler) runHandler(t *Timer, fn TimerFunc) error {
+func (s *Scheduler) runHandler(t *timer, fn func(*Step) error) error {
 	t.live = true
 	err := fn(&t.tick)
 	t.live = false
@@ -700,12 +618,12 @@ func (s *Scheduler) runHandler(t *Timer, fn TimerFunc) error {
 }
 
 // handlerEnded ends t's running handler at Now().
-func (s *Scheduler) handlerEnded(t *Timer) {
+func (s *Scheduler) handlerEnded(t *timer) {
 	t.running = false
 	if !t.canceled {
 		// startTick queued the next tick already. It moves only if the
 		// handler waited or the policy re-anchored the grid, or is
-		// dropped if an Admitter withdrew meanwhile; a lease only
+		// dropped if an Authority withdrew meanwhile; a lease only
 		// lengthens while its timer runs, and the handler's other
 		// changes (cancel, drop, transfer) requeue for themselves or
 		// move the grid.
@@ -715,7 +633,7 @@ func (s *Scheduler) handlerEnded(t *Timer) {
 			t.cad.Ended(s.now)
 			moved = t.cad.Due() != before
 		}
-		if moved || t.resumed || s.dropped || t.owner.adm != nil {
+		if moved || t.resumed || s.dropped || t.owner.auth != nil {
 			t.requeueCounting(t.resumed || moved)
 		}
 		t.resumed = false
@@ -734,26 +652,26 @@ func (s *Scheduler) handlerEnded(t *Timer) {
 	}
 }
 
-// cancelTimers cancels the live timers of g (all of them when g is nil)
-// before the queue is cleared, and returns those whose handler is running:
+// cancelTimers cancels the live timers of groups (all of them when there
+// are none) before the queue is cleared, and returns those whose handler is running:
 // their resumption goes back in after the clear, since a running handler is
 // never interrupted. On a dropped scheduler nothing can resume: their
 // generations end now.
-func (s *Scheduler) cancelTimers(g *Group, ev Event) []*Timer {
+func (s *Scheduler) cancelTimers(groups []*Group, ev Event) []*timer {
 	if s.keyed == nil {
 		return nil
 	}
-	var running []*Timer
+	var running []*timer
 	for t := s.keyed.live; t != nil; {
 		next := t.next
-		if g == nil || t.ext.group == g {
+		if inGroups(&t.ext, groups) {
 			t.stop(ev)
 			switch {
 			case !t.running:
 			case s.dropped:
 				t.queued, t.running = false, false
 				t.finish()
-			case g == nil:
+			case len(groups) == 0:
 				// The clear takes the entry out: a next tick queued while
 				// the handler's first call runs goes; a Wait's resumption
 				// comes back.
@@ -770,16 +688,17 @@ func (s *Scheduler) cancelTimers(g *Group, ev Event) []*Timer {
 
 // requeueRunning puts back the resumptions of running handlers after the
 // queue was cleared.
-func (s *Scheduler) requeueRunning(running []*Timer) {
+func (s *Scheduler) requeueRunning(running []*timer) {
 	for _, t := range running {
 		t.queueAt(t.resumeAt)
 	}
 }
 
-func timerInfo(info *JobInfo, t *Timer) {
+func timerInfo(info *JobInfo, t *timer) {
 	if t.ext.group != nil {
-		info.Group = t.ext.group.name
+		info.Group = t.ext.group.Name
 	}
+	info.Data = t.tick.Data
 	info.Interval = temporal.Duration(t.cad.Interval())
 	info.Key, info.Generation = t.tick.Key, t.tick.Generation
 }

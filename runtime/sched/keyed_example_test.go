@@ -7,19 +7,19 @@ import (
 	"github.com/metronome-rt/metronome/temporal"
 )
 
-func ExampleOwner_RegisterTimer() {
+func ExampleScheduler_RegisterTimer() {
 	s := newExampleScheduler()
 	ms := temporal.Millisecond
 	// A handler that takes 25ms of virtual time on its first tick: the
 	// ticks due meanwhile are late, and skip-late-ticks delivers only the
 	// latest when it ends.
-	s.RegisterTimer("regen", sched.TimerOptions{Interval: 10 * ms}, func(t *sched.Tick) error {
+	s.RegisterTimer("regen", sched.TimerOptions{Interval: 10 * ms}, func(t *sched.Step) error {
 		fmt.Printf("at %s: delivery %d, scheduled %d, skipped %d\n",
 			s.Elapsed().DecimalSeconds(), t.DeliveryIndex, t.ScheduledIndex, t.SkippedTicks)
 		if t.DeliveryIndex > 1 {
 			return nil
 		}
-		return t.Wait(25*ms, func(*sched.Tick) error { return nil })
+		return t.Wait(25*ms, func(*sched.Step) error { return nil })
 	})
 	s.Advance(50 * ms)
 	// Output:

@@ -17,8 +17,8 @@ func TestKeyedNeverConcurrentAcrossSeveralGenerations(t *testing.T) {
 	s := sched.New(temporal.Fixed(temporal.FromUnixNano(0)))
 	var log []string
 	running := false
-	handler := func(name string, wait temporal.Duration) sched.TimerFunc {
-		return func(tk *sched.Tick) error {
+	handler := func(name string, wait temporal.Duration) func(*sched.Step) error {
+		return func(tk *sched.Step) error {
 			if running {
 				t.Errorf("%s ran at %v while another generation's handler ran", name, s.Now())
 			}
@@ -27,7 +27,7 @@ func TestKeyedNeverConcurrentAcrossSeveralGenerations(t *testing.T) {
 				return nil
 			}
 			running = true
-			return tk.Wait(wait, func(*sched.Tick) error { running = false; return nil })
+			return tk.Wait(wait, func(*sched.Step) error { running = false; return nil })
 		}
 	}
 	if _, err := s.RegisterTimer("k", sched.TimerOptions{Interval: 10 * ms}, handler("g1", 25*ms)); err != nil {

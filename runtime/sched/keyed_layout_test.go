@@ -5,13 +5,13 @@ import (
 	"unsafe"
 )
 
-// A tick reads and writes the Timer from the end of ext to tick.timer:
-// three cache lines when the Timer starts on one, which its size class (a
+// A tick reads and writes the timer from the end of ext to tick.timer:
+// three cache lines when the timer starts on one, which its size class (a
 // multiple of 64) makes sure of.
 func TestTimerLayoutKeepsATickInThreeLines(t *testing.T) {
-	var tm Timer
+	var tm timer
 	if got := unsafe.Sizeof(tm); got != timerSize || got%64 != 0 {
-		t.Errorf("Timer is %d bytes; want timerSize (%d), a multiple of 64", got, timerSize)
+		t.Errorf("timer is %d bytes; want timerSize (%d), a multiple of 64", got, timerSize)
 	}
 	if got := unsafe.Sizeof(slotTimer{}); got != 448 {
 		t.Errorf("slotTimer is %d bytes; want 448", got)

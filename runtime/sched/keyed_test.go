@@ -16,7 +16,7 @@ import (
 type ticks struct {
 	s   *sched.Scheduler
 	log []string
-	all []sched.Tick
+	all []sched.Step
 }
 
 func newTicks() *ticks { return &ticks{s: newScheduler()} }
@@ -26,7 +26,7 @@ func newScheduler() *sched.Scheduler {
 	return sched.New(temporal.Fixed(start))
 }
 
-func (r *ticks) record(t *sched.Tick) {
+func (r *ticks) record(t *sched.Step) {
 	r.all = append(r.all, *t)
 	r.log = append(r.log, fmt.Sprintf("%s/%d d=%d s=%d k=%d @%s", t.Key, t.Generation, t.DeliveryIndex, t.ScheduledIndex, t.SkippedTicks, r.s.Elapsed().DecimalSeconds()))
 }
@@ -38,25 +38,23 @@ func (r *ticks) take() []string {
 }
 
 // busy returns a handler that records its tick and then runs for d.
-func (r *ticks) busy(d temporal.Duration) sched.TimerFunc {
-	return func(t *sched.Tick) error {
+func (r *ticks) busy(d temporal.Duration) func(*sched.Step) error {
+	return func(t *sched.Step) error {
 		r.record(t)
 		if d == 0 {
 			return nil
 		}
-		return t.Wait(d, func(*sched.Tick) error {
+		return t.Wait(d, func(*sched.Step) error {
 			r.log = append(r.log, fmt.Sprintf("%s/%d end @%s", t.Key, t.Generation, r.s.Elapsed().DecimalSeconds()))
 			return nil
 		})
 	}
 }
 
-func (r *ticks) register(t *testing.T, o *sched.Owner, key string, opts sched.TimerOptions, fn sched.TimerFunc) *sched.Timer {
+func (r *ticks) register(t *testing.T, o *sched.Owner, key string, opts sched.TimerOptions, fn func(*sched.Step) error) sched.Handle {
 	t.Helper()
-	if o == nil {
-		o = r.s.Owner()
-	}
-	tm, err := o.RegisterTimer(key, opts, fn)
+	opts.Owner = o
+	tm, err := r.s.RegisterTimer(key, opts, fn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,78 +96,74 @@ func TestKeyedOnTimeEveryTickIsDelivered(t *testing.T) {
 	}
 }
 
-// Seed 001 §8: re-registering the same key means an already-pending tick
+// Re-registering the same key means an already-pending tick
 // from an earlier generation does not run its callback.
 func TestKeyedReRegisterDropsThePendingOldTick(t *testing.T) {
 	r := newTicks()
-	old := r.register(t, nil, "a", every(10*ms), func(*sched.Tick) error { r.log = append(r.log, "old"); return nil })
+	old := r.register(t, nil, "a", every(10*ms), func(*sched.Step) error { r.log = append(r.log, "old"); return nil })
 	// The old generation's tick is due at 10; it is pending at this instant.
 	adv(t, r.s, 10*ms-1)
 	r.register(t, nil, "a", every(4*ms), r.busy(0))
 	adv(t, r.s, 20*ms)
 	r.want(t, "a/2 d=1 s=1 k=0 @0.013999999s", "a/2 d=2 s=2 k=0 @0.017999999s", "a/2 d=3 s=3 k=0 @0.021999999s",
 		"a/2 d=4 s=4 k=0 @0.025999999s", "a/2 d=5 s=5 k=0 @0.029999999s")
-	if c := old.Cancel(); !c.Done() || c.Err() != nil {
-		t.Fatalf("the superseded generation's completion: done %v err %v", c.Done(), c.Err())
+	if old.Active() || old.Cancel() {
+		t.Fatal("the superseded generation is active, or a cancel still stopped it")
 	}
 	if r.s.Count() != 1 {
 		t.Fatalf("Count = %d, want 1", r.s.Count())
 	}
 }
 
-// Seed 001 §8: after cancel, no tick of the generation starts, but a
+// After cancel, no tick of the generation starts, but a
 // callback already running at the cancel runs to completion.
 func TestKeyedCancelLetsTheRunningCallbackFinish(t *testing.T) {
 	r := newTicks()
 	cleaned := 0
-	tm := r.register(t, nil, "a", sched.TimerOptions{Interval: 10 * ms, OnCancel: func() error { cleaned++; return nil }}, r.busy(25*ms))
+	tm := r.register(t, nil, "a", sched.TimerOptions{Interval: 10 * ms, OnCancel: func() { cleaned++ }}, r.busy(25*ms))
 	adv(t, r.s, 15*ms)
 	r.want(t, "a/1 d=1 s=1 k=0 @0.01s")
-	c := tm.Cancel()
-	if c.Done() || cleaned != 0 {
-		t.Fatal("cancel completed while the handler was running")
+	if !tm.Cancel() || cleaned != 0 {
+		t.Fatal("cancel did not stop the generation, or completed while the handler was running")
 	}
 	adv(t, r.s, 100*ms)
 	r.want(t, "a/1 end @0.035s")
-	if !c.Done() || cleaned != 1 || c.Err() != nil {
-		t.Fatalf("after the handler: done %v, cleanups %d, err %v", c.Done(), cleaned, c.Err())
+	if cleaned != 1 {
+		t.Fatalf("after the handler: cleanups %d, want 1", cleaned)
 	}
 	if r.s.Count() != 0 {
 		t.Fatalf("Count = %d, want 0", r.s.Count())
 	}
 }
 
-// Seed 001 §8: concurrent cancels of one generation all complete after the
-// running callback and the cleanup, with the same result, also a failure.
-func TestKeyedConcurrentCancelsShareOneResult(t *testing.T) {
+// Several cancels of one generation end it once: the first stops it, and
+// the cleanup runs once, after the running callback.
+func TestKeyedRepeatedCancelsEndItOnce(t *testing.T) {
 	r := newTicks()
-	boom := errors.New("cleanup failed")
 	cleaned := 0
-	tm := r.register(t, nil, "a", sched.TimerOptions{Interval: 10 * ms, OnCancel: func() error { cleaned++; return boom }}, r.busy(5*ms))
+	tm := r.register(t, nil, "a", sched.TimerOptions{Interval: 10 * ms, OnCancel: func() { cleaned++ }}, r.busy(5*ms))
 	adv(t, r.s, 12*ms)
-	c1, c2 := tm.Cancel(), tm.Cancel()
-	if c1 != c2 || c1.Done() {
-		t.Fatal("two cancels gave two completions, or one done before the handler ended")
+	if c1, c2 := tm.Cancel(), tm.Cancel(); !c1 || c2 || cleaned != 0 {
+		t.Fatalf("cancels %v, %v with %d cleanups; want true, false before the handler ended", c1, c2, cleaned)
 	}
 	adv(t, r.s, 3*ms)
-	c3 := tm.Cancel()
-	if c3 != c1 || !c1.Done() || !errors.Is(c1.Err(), boom) || cleaned != 1 {
-		t.Fatalf("done %v err %v cleanups %d", c1.Done(), c1.Err(), cleaned)
+	if tm.Cancel() || cleaned != 1 {
+		t.Fatalf("cleanups %d, want 1", cleaned)
 	}
 }
 
-// Seed 001 §8: with a period shorter than the handler, the key's callback
+// With a period shorter than the handler, the key's callback
 // never runs twice at once.
 func TestKeyedNeverConcurrent(t *testing.T) {
 	r := newTicks()
 	running := false
-	fn := func(tk *sched.Tick) error {
+	fn := func(tk *sched.Step) error {
 		if running {
 			t.Fatal("callback started while another ran")
 		}
 		running = true
 		r.record(tk)
-		return tk.Wait(25*ms, func(*sched.Tick) error { running = false; return nil })
+		return tk.Wait(25*ms, func(*sched.Step) error { running = false; return nil })
 	}
 	r.register(t, nil, "a", every(10*ms), fn)
 	adv(t, r.s, 100*ms)
@@ -189,17 +183,17 @@ func TestKeyedNewGenerationWaitsForTheOldHandler(t *testing.T) {
 	r.want(t, "a/1 d=1 s=1 k=0 @0.01s", "a/1 end @0.03s", "a/2 d=1 s=4 k=3 @0.03s", "a/2 d=2 s=5 k=0 @0.035s")
 }
 
-// Seed 001 §8 tick information: delivery +1, scheduled never decreasing and
+// Tick information: delivery +1, scheduled never decreasing and
 // >= delivery, skipped as the formula says, under every policy.
 func TestKeyedTickInvariants(t *testing.T) {
 	for _, p := range []cadence.Policy{cadence.SkipLateTicks, cadence.CatchUpBounded, cadence.DelayNextTick} {
 		t.Run(p.String(), func(t *testing.T) {
 			r := newTicks()
 			n := 0
-			r.register(t, nil, "a", sched.TimerOptions{Interval: 3 * ms, Overrun: cadence.Overrun{Policy: p, MaxCatchUpTicks: 2}}, func(tk *sched.Tick) error {
+			r.register(t, nil, "a", sched.TimerOptions{Interval: 3 * ms, Overrun: cadence.Overrun{Policy: p, MaxCatchUpTicks: 2}}, func(tk *sched.Step) error {
 				r.record(tk)
 				n++
-				return tk.Wait(temporal.Duration(n%7)*ms, func(*sched.Tick) error { return nil })
+				return tk.Wait(temporal.Duration(n%7)*ms, func(*sched.Step) error { return nil })
 			})
 			for i := 0; i < 20; i++ {
 				adv(t, r.s, temporal.Duration(i%5)*ms)
@@ -225,7 +219,7 @@ func TestKeyedTickInvariants(t *testing.T) {
 	}
 }
 
-// Seed 001 §8 overrun: the three policies after a stall (Jump) and after a
+// Overrun: the three policies after a stall (Jump) and after a
 // handler that overran.
 func TestKeyedOverrunPolicies(t *testing.T) {
 	cases := []struct {
@@ -260,7 +254,7 @@ func TestKeyedOverrunPolicies(t *testing.T) {
 		})
 		t.Run(c.name+"/overrun", func(t *testing.T) {
 			r := newTicks()
-			r.register(t, nil, "a", sched.TimerOptions{Interval: 10 * ms, Overrun: c.o}, func(tk *sched.Tick) error {
+			r.register(t, nil, "a", sched.TimerOptions{Interval: 10 * ms, Overrun: c.o}, func(tk *sched.Step) error {
 				if tk.DeliveryIndex == 1 {
 					return r.busy(35 * ms)(tk)
 				}
@@ -272,11 +266,11 @@ func TestKeyedOverrunPolicies(t *testing.T) {
 	}
 }
 
-// Seed 001 §8 owner lease: past the deadline no tick starts, and a long
+// An owner's lease: past the deadline no tick starts, and a long
 // stall without renewal releases no burst.
 func TestKeyedLeaseExpiry(t *testing.T) {
 	r := newTicks()
-	o, err := r.s.NewOwner("spot-42", 25*ms)
+	o, err := r.s.NewOwner(sched.OwnerOptions{Lease: 25 * ms})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +294,7 @@ func TestKeyedLeaseExpiry(t *testing.T) {
 
 func TestKeyedTransferDropsTheOldAuthoritysTicks(t *testing.T) {
 	r := newTicks()
-	o, _ := r.s.NewOwner("", 100*ms)
+	o, _ := r.s.NewOwner(sched.OwnerOptions{Lease: 100 * ms})
 	r.register(t, o, "a", every(10*ms), r.busy(25*ms))
 	adv(t, r.s, 20*ms) // handler runs 10..35; ticks 2 and 3 come due while it runs
 	if err := o.Transfer(); err != nil {
@@ -312,31 +306,34 @@ func TestKeyedTransferDropsTheOldAuthoritysTicks(t *testing.T) {
 
 func TestKeyedClearCancelsAndRunsCleanup(t *testing.T) {
 	r := newTicks()
-	cleaned := 0
-	opts := sched.TimerOptions{Interval: 10 * ms, OnCancel: func() error { cleaned++; return nil }}
-	a := r.register(t, nil, "a", opts, r.busy(0))
-	b := r.register(t, nil, "b", opts, r.busy(15*ms))
+	ended := map[string]bool{}
+	opts := func(key string) sched.TimerOptions {
+		return sched.TimerOptions{Interval: 10 * ms, OnCancel: func() { ended[key] = true }}
+	}
+	a := r.register(t, nil, "a", opts("a"), r.busy(0))
+	b := r.register(t, nil, "b", opts("b"), r.busy(15*ms))
 	adv(t, r.s, 12*ms)
 	r.take()
 	if err := r.s.Clear(); err != nil {
 		t.Fatal(err)
 	}
-	if !a.Cancel().Done() || b.Cancel().Done() || cleaned != 1 {
-		t.Fatalf("after Clear: a done %v, b done %v, cleanups %d", a.Cancel().Done(), b.Cancel().Done(), cleaned)
+	if !ended["a"] || ended["b"] || a.Active() || b.Active() {
+		t.Fatalf("after Clear: ended %v, active %v %v", ended, a.Active(), b.Active())
 	}
 	adv(t, r.s, 20*ms)
 	r.want(t, "b/1 end @0.025s")
-	if !b.Cancel().Done() || cleaned != 2 || r.s.Count() != 0 {
-		t.Fatalf("b done %v, cleanups %d, count %d", b.Cancel().Done(), cleaned, r.s.Count())
+	if !ended["b"] || r.s.Count() != 0 {
+		t.Fatalf("ended %v, count %d", ended, r.s.Count())
 	}
 }
 
 func TestKeyedDropEndsEveryGeneration(t *testing.T) {
 	r := newTicks()
-	a := r.register(t, nil, "a", every(10*ms), r.busy(15*ms))
+	ended := false
+	r.register(t, nil, "a", sched.TimerOptions{Interval: 10 * ms, OnCancel: func() { ended = true }}, r.busy(15*ms))
 	adv(t, r.s, 12*ms)
 	r.s.Drop()
-	if c := a.Cancel(); !c.Done() {
+	if !ended {
 		t.Fatal("a running generation outlived Drop")
 	}
 	if _, err := r.s.RegisterTimer("b", every(ms), r.busy(0)); !errors.Is(err, sched.ErrDropped) {
@@ -349,7 +346,7 @@ func TestKeyedSharesTheOrderWithPlainJobs(t *testing.T) {
 	r.s.ScheduleOnce(10*ms, func() error { r.log = append(r.log, "once"); return nil })
 	r.register(t, nil, "a", every(10*ms), r.busy(0))
 	r.s.ScheduleOnce(10*ms, func() error { r.log = append(r.log, "once2"); return nil })
-	if ok, err := r.s.Next(); !ok || err != nil {
+	if ok, err := next(r.s); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
 	r.want(t, "once", "a/1 d=1 s=1 k=0 @0.01s", "once2")
@@ -363,12 +360,12 @@ func TestKeyedSharesTheOrderWithPlainJobs(t *testing.T) {
 
 func TestKeyedBadOptionsRegisterNothing(t *testing.T) {
 	s := newScheduler()
-	fn := func(*sched.Tick) error { return nil }
+	fn := func(*sched.Step) error { return nil }
 	neg := -ms
 	for _, c := range []struct {
 		name, key string
 		opts      sched.TimerOptions
-		fn        sched.TimerFunc
+		fn        func(*sched.Step) error
 		want      string
 	}{
 		{"empty key", "", every(ms), fn, "RegisterTimer: key: want a non-empty string"},
@@ -379,7 +376,7 @@ func TestKeyedBadOptionsRegisterNothing(t *testing.T) {
 		{"negative delay", "k", sched.TimerOptions{Interval: ms, Delay: &neg}, fn, "RegisterTimer: opts.Delay: want a duration >= 0"},
 	} {
 		_, err := s.RegisterTimer(c.key, c.opts, c.fn)
-		var oe *sched.OptionError
+		var oe *temporal.OptionError
 		if !errors.As(err, &oe) || !contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an *OptionError with %q", c.name, err, c.want)
 		}
@@ -387,18 +384,18 @@ func TestKeyedBadOptionsRegisterNothing(t *testing.T) {
 	if s.Count() != 0 {
 		t.Fatalf("bad registrations left %d jobs", s.Count())
 	}
-	if _, err := s.NewOwner("x", 0); err == nil {
+	if _, err := s.NewOwner(sched.OwnerOptions{}); err == nil {
 		t.Fatal("NewOwner accepted a zero lease")
 	}
 }
 
 func TestKeyedWaitOutsideItsHandler(t *testing.T) {
 	r := newTicks()
-	var kept *sched.Tick
-	r.register(t, nil, "a", every(10*ms), func(tk *sched.Tick) error { kept = tk; return nil })
+	var kept *sched.Step
+	r.register(t, nil, "a", every(10*ms), func(tk *sched.Step) error { kept = tk; return nil })
 	adv(t, r.s, 10*ms)
 	var ce *sched.CallError
-	if err := kept.Wait(ms, func(*sched.Tick) error { return nil }); !errors.As(err, &ce) {
+	if err := kept.Wait(ms, func(*sched.Step) error { return nil }); !errors.As(err, &ce) {
 		t.Fatalf("Wait outside the handler: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/metronome-rt/metronome/runtime/sched"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // capError checks that err is the cap's refusal by method.
@@ -27,8 +28,8 @@ func TestPendingCapRefusesTheJobPastIt(t *testing.T) {
 	must(0, r.s.SetMaxPending(3))
 	r.once(t, "a", ms)
 	r.every(t, "b", 2*ms)
-	g := r.s.NewGroup("g")
-	must(g.ScheduleOnce(3*ms, r.cb("c")))
+	g := &sched.Group{Name: "g"}
+	must(r.s.ScheduleOnce(3*ms, r.cb("c"), sched.InGroup(g)))
 	before := r.s.List()
 
 	_, err := r.s.ScheduleOnce(ms, r.cb("x"))
@@ -37,9 +38,9 @@ func TestPendingCapRefusesTheJobPastIt(t *testing.T) {
 	capError(t, "once with a label", err, "ScheduleOnce", 3)
 	_, err = r.s.ScheduleOnce(0, r.cb("x"))
 	capError(t, "once at zero delay", err, "ScheduleOnce", 3)
-	_, err = r.s.ScheduleEvery(ms, r.cb("x"))
+	_, err = r.s.ScheduleEvery(sched.Every{Interval: ms}, r.cb("x"))
 	capError(t, "every", err, "ScheduleEvery", 3)
-	_, err = g.ScheduleOnce(ms, r.cb("x"))
+	_, err = r.s.ScheduleOnce(ms, r.cb("x"), sched.InGroup(g))
 	capError(t, "group once", err, "ScheduleOnce", 3)
 	_, err = r.s.ScheduleRecurrence(sched.Recurrence{Set: dailyAt0230(t, "FREQ=DAILY"), Zone: "UTC"}, (&occLog{s: r.s}).cb)
 	capError(t, "recurrence", err, "ScheduleRecurrence", 3)
@@ -100,7 +101,7 @@ func TestDefaultPendingCapStopsARunawayCallback(t *testing.T) {
 	}))
 	err := r.s.Advance(ms)
 	var je *sched.JobError
-	if !errors.As(err, &je) || je.ID != 1 {
+	if !errors.As(err, &je) || je.Job.ID != 1 {
 		t.Fatalf("Advance = %v, want the job's error", err)
 	}
 	capError(t, "runaway", je.Err, "ScheduleOnce", sched.DefaultMaxPending)
@@ -115,7 +116,7 @@ func TestDefaultPendingCapStopsARunawayCallback(t *testing.T) {
 func TestSetMaxPendingBadInputs(t *testing.T) {
 	r := newRec()
 	err := r.s.SetMaxPending(0)
-	var oe *sched.OptionError
+	var oe *temporal.OptionError
 	if !errors.As(err, &oe) || err.Error() != "SetMaxPending: n: want an integer >= 1, got 0" {
 		t.Fatalf("SetMaxPending(0) = %v", err)
 	}

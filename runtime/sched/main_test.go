@@ -9,6 +9,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/metronome-rt/metronome/runtime/sched"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // TestMain runs the suite twice: on the heap, then with every scheduler
@@ -34,4 +35,30 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// next runs what is due at s's earliest deadline, as a host's RunNext
+// does; it reports false when nothing is pending.
+func next(s *sched.Scheduler) (bool, error) {
+	at, ok := s.NextDeadline()
+	if !ok {
+		return false, nil
+	}
+	d, err := at.Sub(s.Now())
+	if err != nil {
+		return false, err
+	}
+	return true, s.Advance(max(d, 0))
+}
+
+// due is h.Due without the time left.
+func due(h sched.Handle) (temporal.Instant, bool) {
+	at, _, ok := h.Due()
+	return at, ok
+}
+
+// remaining is h.Due's time left.
+func remaining(h sched.Handle) (temporal.Duration, bool) {
+	_, d, ok := h.Due()
+	return d, ok
 }

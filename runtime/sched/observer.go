@@ -17,9 +17,8 @@ type Event uint8
 const (
 	// EventFire: the job's callback is about to run.
 	EventFire Event = iota
-	// EventCancel: pending work was cancelled: Handle.Cancel, Clear,
-	// Group.Clear, Timer.Cancel, or a key registered again (for the old
-	// generation).
+	// EventCancel: pending work was cancelled: Handle.Cancel, Clear, or
+	// a key registered again (for the old generation).
 	EventCancel
 	// EventDrop: pending work was dropped: Handle.Drop, Scheduler.Drop.
 	EventDrop
@@ -37,10 +36,6 @@ func (e Event) String() string {
 	return "unknown"
 }
 
-// Observer returns the function SetObserver installed, or nil, so a second
-// observer (a script's trace beside the command line's) can chain to it.
-func (s *Scheduler) Observer() func(Fire) { return s.observer }
-
 // observeStop tells the observer that the job with queue key and ref p
 // stopped by ev. Callers check s.observer first, so that a scheduler
 // nobody observes pays one comparison.
@@ -48,16 +43,16 @@ func (s *Scheduler) observeStop(ev Event, key uint64, p ref) {
 	j := extOf(key, p).job(key)
 	f := Fire{Event: ev, At: s.Now(), ID: j.ID, Kind: j.Kind, Label: j.Label, Name: j.Name}
 	if key&tagMask == tagTimer {
-		t := (*Timer)(p)
+		t := (*timer)(p)
 		f.Key, f.Generation = t.tick.Key, t.tick.Generation
 	}
 	s.observer(f)
 }
 
-// observeClear reports the queued jobs of g (all when g is nil) that a
-// clear is about to remove, in due order. Keyed timers report through
-// their Cancel.
-func (s *Scheduler) observeClear(ev Event, g *Group) {
+// observeClear reports the queued jobs of groups (all when there are none)
+// that a clear is about to remove, in due order. Keyed timers report
+// through their stop.
+func (s *Scheduler) observeClear(ev Event, groups []*Group) {
 	type entry struct {
 		when int64
 		key  uint64
@@ -68,7 +63,7 @@ func (s *Scheduler) observeClear(ev Event, g *Group) {
 		if key&tagMask == tagTimer {
 			return true
 		}
-		if ext := extOf(key, p); g == nil || (ext != nil && ext.group == g) {
+		if inGroups(extOf(key, p), groups) {
 			es = append(es, entry{when, key, p})
 		}
 		return true

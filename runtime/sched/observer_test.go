@@ -29,7 +29,7 @@ func TestObserverSeesCancelsAndDrops(t *testing.T) {
 	s := sched.New(temporal.Fixed(epoch))
 	got := observed(s)
 	a, _ := s.ScheduleOnce(10*ms, nop)
-	e, _ := s.ScheduleEvery(4*ms, nop, sched.WithLabel("f.lua:3"))
+	e, _ := s.ScheduleEvery(sched.Every{Interval: 4 * ms}, nop, sched.WithLabel("f.lua:3"))
 	d, _ := s.ScheduleOnce(20*ms, nop)
 	must(t, s.Advance(5*ms))
 	a.Cancel()
@@ -75,8 +75,8 @@ func TestObserverSeesClearAndDropInDueOrder(t *testing.T) {
 			got := observed(s)
 			_, _ = s.ScheduleOnce(9*ms, nop)
 			_, _ = s.ScheduleOnce(3*ms, nop)
-			_, _ = s.ScheduleEvery(3*ms, nop)
-			_, _ = s.RegisterTimer("k", sched.TimerOptions{Interval: ms}, func(*sched.Tick) error { return nil })
+			_, _ = s.ScheduleEvery(sched.Every{Interval: 3 * ms}, nop)
+			_, _ = s.RegisterTimer("k", sched.TimerOptions{Interval: ms}, func(*sched.Step) error { return nil })
 			c.stop(s)
 			want := []string{
 				c.event + " once #2 @0s",
@@ -94,10 +94,10 @@ func TestObserverSeesClearAndDropInDueOrder(t *testing.T) {
 func TestObserverSeesAGroupClearOnlyForTheGroup(t *testing.T) {
 	s := sched.New(temporal.Fixed(epoch))
 	got := observed(s)
-	g := s.NewGroup("g")
+	g := &sched.Group{Name: "g"}
 	_, _ = s.ScheduleOnce(ms, nop)
-	_, _ = g.ScheduleOnce(2*ms, nop)
-	must(t, g.Clear())
+	_, _ = s.ScheduleOnce(2*ms, nop, sched.InGroup(g))
+	must(t, s.Clear(g))
 	if want := []string{"cancel once #2 @0s"}; !slices.Equal(*got, want) {
 		t.Fatalf("observed %q, want %q", *got, want)
 	}
@@ -106,7 +106,7 @@ func TestObserverSeesAGroupClearOnlyForTheGroup(t *testing.T) {
 func TestObserverSeesKeyedGenerationsEnd(t *testing.T) {
 	s := sched.New(temporal.Fixed(epoch))
 	got := observed(s)
-	tick := func(*sched.Tick) error { return nil }
+	tick := func(*sched.Step) error { return nil }
 	t1, _ := s.RegisterTimer("k", sched.TimerOptions{Interval: 10 * ms}, tick)
 	must(t, s.Advance(10*ms))
 	t2, _ := s.RegisterTimer("k", sched.TimerOptions{Interval: 10 * ms}, tick) // ends generation 1

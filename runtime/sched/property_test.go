@@ -33,7 +33,7 @@ func (g *goSystem) Schedule(delay, interval, spawn int64) uint64 {
 	var h sched.Handle
 	var err error
 	if interval > 0 {
-		h, err = g.s.ScheduleEvery(temporal.Duration(interval), fn)
+		h, err = g.s.ScheduleEvery(sched.Every{Interval: temporal.Duration(interval)}, fn)
 	} else {
 		h, err = g.s.ScheduleOnce(temporal.Duration(delay), fn)
 	}

@@ -1,15 +1,12 @@
 package sched
 
 import (
-	"errors"
-
 	"github.com/metronome-rt/metronome/runtime/internal/timerq"
 	"github.com/metronome-rt/metronome/runtime/wheel"
-	"github.com/metronome-rt/metronome/temporal"
 )
 
 // queue is the scheduler's deadline queue: the 4-ary heap, or the timer
-// wheel when w is set (NewOnWheel). Both are exact (deadline, seq) queues
+// wheel when w is set (the package's tests run on both). Both are exact (deadline, seq) queues
 // that hand out dense IDs, so the scheduler cannot tell them apart; each
 // method is the heap's, with one predictable branch in front.
 //
@@ -96,52 +93,12 @@ func (q *queue) Clear() {
 	q.h.Clear()
 }
 
-// WheelGeometry is the shape of a scheduler's timer wheel (NewOnWheel);
-// see package wheel.
-type WheelGeometry = wheel.Geometry
-
-// DefaultWheelGeometry is wheel.Default(): 50 x 1 ms, 10 x 50 ms,
-// 36 x 500 ms and 4800 x 18 s, 24 hours at 1 ms.
-func DefaultWheelGeometry() WheelGeometry { return wheel.Default() }
-
-// NewOnWheel returns a scheduler like New whose deadline queue is a
-// hierarchical timer wheel of geometry g instead of the heap. Everything
-// the scheduler does is the same on both, to the order of every fire and
-// every report; the wheel schedules and cancels in O(1) where the heap
-// takes O(log n), and its memory follows the most jobs ever pending. A
-// bad geometry returns an *OptionError naming the field ("NewOnWheel:
-// g.Tick: want a duration > 0, got PT0S"); NewOnWheel panics if clock is
-// nil.
-func NewOnWheel(clock temporal.Clock, g WheelGeometry) (*Scheduler, error) {
-	if clock == nil {
-		panic("sched.NewOnWheel: nil clock")
-	}
-	if err := checkGeometry(g); err != nil {
-		return nil, err
-	}
-	w, err := newWheel(g)
-	if err != nil { // checkGeometry makes the same checks: not reached
-		return nil, &OptionError{Method: "NewOnWheel", Param: "g", Err: err}
-	}
-	s := New(clock)
-	s.q.w = w
-	return s, nil
-}
-
 // newOnWheel makes New put every scheduler on the default wheel: the
-// package's tests set it to run the whole suite on both queues.
+// package's tests set it to run the whole suite on both queues, which
+// must behave the same to the order of every fire and every report.
 var newOnWheel bool
 
 // newWheel returns an empty wheel of geometry g starting at the epoch.
-func newWheel(g WheelGeometry) (*timerq.Wheel[ref], error) {
+func newWheel(g wheel.Geometry) (*timerq.Wheel[ref], error) {
 	return timerq.NewWheel[ref](timerq.Geometry{Tick: int64(g.Tick), Slots: g.Slots}, 0)
-}
-
-// checkGeometry is g.Check as an *OptionError of NewOnWheel.
-func checkGeometry(g WheelGeometry) error {
-	var fe *wheel.FieldError
-	if err := g.Check(); errors.As(err, &fe) {
-		return &OptionError{Method: "NewOnWheel", Param: "g." + fe.Field, Want: fe.Want, Got: fe.Got}
-	}
-	return nil
 }

@@ -18,7 +18,7 @@ func (r *rec) reporter(out *[]string) func(*sched.JobError) error {
 	}
 }
 
-func (r *rec) failing(name string, err error) sched.Func {
+func (r *rec) failing(name string, err error) func() error {
 	return func() error {
 		r.log = append(r.log, name+"@"+r.elapsed())
 		return err
@@ -32,7 +32,7 @@ func TestAdvanceReportingRunsEveryOtherDueJob(t *testing.T) {
 	bad := must(r.s.ScheduleOnce(5*ms, r.failing("bad", boom)))
 	r.once(t, "c", 5*ms)
 	var reported []string
-	if err := r.s.AdvanceReporting(16*ms, r.reporter(&reported)); err != nil {
+	if err := r.s.Advance(16*ms, r.reporter(&reported)); err != nil {
 		t.Fatal(err)
 	}
 	if got := r.take(); !slices.Equal(got, []string{"a@0.005s", "bad@0.005s", "c@0.005s"}) {
@@ -48,7 +48,7 @@ func TestAdvanceReportingRunsEveryOtherDueJob(t *testing.T) {
 
 func TestAdvanceReportingKeepsAFailingIntervalRepeating(t *testing.T) {
 	r := newRec()
-	iv := must(r.s.ScheduleEvery(10*ms, r.failing("iv", errors.New("boom"))))
+	iv := must(r.s.ScheduleEvery(sched.Every{Interval: 10 * ms}, r.failing("iv", errors.New("boom"))))
 	var reported []string
 	steps := []struct {
 		d    temporal.Duration
@@ -59,7 +59,7 @@ func TestAdvanceReportingKeepsAFailingIntervalRepeating(t *testing.T) {
 		{15*ms + ns, []string{"iv@0.04s", "iv@0.05s"}},
 	}
 	for i, st := range steps {
-		if err := r.s.AdvanceReporting(st.d, r.reporter(&reported)); err != nil {
+		if err := r.s.Advance(st.d, r.reporter(&reported)); err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}
 		if got := r.take(); !slices.Equal(got, st.want) {
@@ -77,7 +77,7 @@ func TestAdvanceReportingStopsOnReportsError(t *testing.T) {
 	r.s.ScheduleOnce(5*ms, r.failing("bad", boom))
 	r.once(t, "c", 5*ms)
 	r.once(t, "d", 10*ms)
-	err := r.s.AdvanceReporting(16*ms, func(je *sched.JobError) error {
+	err := r.s.Advance(16*ms, func(je *sched.JobError) error {
 		if !errors.Is(je, boom) {
 			t.Errorf("reported %v, want boom", je)
 		}
@@ -101,7 +101,7 @@ func TestAdvanceReportingKeepsTheLoopGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	boom := errors.New("boom")
-	var rearm sched.Func
+	var rearm func() error
 	rearm = func() error {
 		if _, err := r.s.ScheduleOnce(0, rearm); err != nil {
 			return err
@@ -110,7 +110,7 @@ func TestAdvanceReportingKeepsTheLoopGuard(t *testing.T) {
 	}
 	must(r.s.ScheduleOnce(ms, rearm))
 	reports := 0
-	err := r.s.AdvanceReporting(2*ms, func(*sched.JobError) error { reports++; return nil })
+	err := r.s.Advance(2*ms, func(*sched.JobError) error { reports++; return nil })
 	var le *sched.LoopError
 	if !errors.As(err, &le) {
 		t.Fatalf("AdvanceReporting = %v, want a *LoopError", err)
@@ -126,13 +126,13 @@ func TestAdvanceReportingFromACallbackIsReentrant(t *testing.T) {
 	boom := errors.New("boom")
 	var inner error
 	r.s.ScheduleOnce(ms, func() error {
-		inner = r.s.AdvanceReporting(ms, func(*sched.JobError) error { return errors.New("inner report") })
+		inner = r.s.Advance(ms, func(*sched.JobError) error { return errors.New("inner report") })
 		return nil
 	})
 	r.s.ScheduleOnce(2*ms, r.failing("bad", boom))
 	r.once(t, "c", 3*ms)
 	reports := 0
-	if err := r.s.AdvanceReporting(5*ms, func(*sched.JobError) error { reports++; return nil }); err != nil {
+	if err := r.s.Advance(5*ms, func(*sched.JobError) error { reports++; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if !errors.Is(inner, sched.ErrReentrant) {

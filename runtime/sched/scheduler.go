@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/metronome-rt/metronome/runtime/internal/timerq"
+	"github.com/metronome-rt/metronome/runtime/wheel"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -14,9 +15,9 @@ import (
 // being drained, within one call, before the call fails with a *LoopError.
 const DefaultLoopLimit = 10_000
 
-// DefaultMaxPending is how many jobs a scheduler holds pending before a
+// defaultMaxPending is how many jobs a scheduler holds pending before a
 // scheduling method fails with ErrTooManyPending (see SetMaxPending).
-const DefaultMaxPending = 1_000_000
+const defaultMaxPending = 1_000_000
 
 // Scheduler runs once, every and recurrence jobs on its own virtual time.
 // The zero value is not usable; call New.
@@ -47,7 +48,7 @@ type Scheduler struct {
 	fireLimit int    // RunAll, RunToLast: fires allowed in this call; 0 means no limit
 	limitBy   string // the method fireLimit is for
 	fires     int
-	report    func(*JobError) error // AdvanceReporting: where job errors go
+	report    func(*JobError) error // Advance's report: where job errors go
 
 	maxPending int // see SetMaxPending
 
@@ -80,9 +81,9 @@ func New(clock temporal.Clock) *Scheduler {
 		panic("sched.New: nil clock")
 	}
 	epoch := clock.Now()
-	s := &Scheduler{epoch: epoch, maxAt: math.MaxInt64 - max(epoch.UnixNano(), 0), loopLimit: DefaultLoopLimit, maxPending: DefaultMaxPending}
+	s := &Scheduler{epoch: epoch, maxAt: math.MaxInt64 - max(epoch.UnixNano(), 0), loopLimit: DefaultLoopLimit, maxPending: defaultMaxPending}
 	if newOnWheel {
-		s.q.w, _ = newWheel(DefaultWheelGeometry())
+		s.q.w, _ = newWheel(wheel.Default())
 	}
 	return s
 }
@@ -93,14 +94,24 @@ func (s *Scheduler) Now() temporal.Instant {
 	return temporal.FromUnixNano(s.epoch.UnixNano() + s.now)
 }
 
-// Epoch returns the instant New read from its clock.
-func (s *Scheduler) Epoch() temporal.Instant { return s.epoch }
-
 // Elapsed returns Now() minus the epoch.
 func (s *Scheduler) Elapsed() temporal.Duration { return temporal.Duration(s.now) }
 
-// Count returns the number of active jobs.
-func (s *Scheduler) Count() int { return s.q.Len() }
+// Count returns the number of active jobs, or of those in groups when
+// given.
+func (s *Scheduler) Count(groups ...*Group) int {
+	if len(groups) == 0 {
+		return s.q.Len()
+	}
+	n := 0
+	s.q.Each(func(_ timerq.ID, _ int64, key uint64, p ref) bool {
+		if inGroups(extOf(key, p), groups) {
+			n++
+		}
+		return true
+	})
+	return n
+}
 
 // Dropped reports whether Drop was called.
 func (s *Scheduler) Dropped() bool { return s.dropped }
@@ -111,15 +122,20 @@ func (s *Scheduler) Running() bool { return s.running }
 
 // SetObserver installs fn to be called just before each callback runs and
 // when pending work is cancelled or dropped (see Event), or removes it when
-// fn is nil. Tracing costs nothing while it is nil.
-func (s *Scheduler) SetObserver(fn func(Fire)) { s.observer = fn }
+// fn is nil, and returns the observer it replaces, so that a second
+// observer (a script's trace beside the command line's) can chain to it.
+// Tracing costs nothing while it is nil.
+func (s *Scheduler) SetObserver(fn func(Fire)) (prev func(Fire)) {
+	prev, s.observer = s.observer, fn
+	return prev
+}
 
 // SetLoopLimit sets how many jobs callbacks may schedule for the instant
 // being drained within one call (default DefaultLoopLimit). n must be >= 1.
 func (s *Scheduler) SetLoopLimit(n int) error { return s.setLimit("SetLoopLimit", &s.loopLimit, n) }
 
 // SetMaxPending sets how many jobs may be pending at once (default
-// DefaultMaxPending); n must be >= 1. A scheduling method that would exceed
+// 1,000,000); n must be >= 1. A scheduling method that would exceed
 // it fails with a *CallError wrapping ErrTooManyPending and changes nothing.
 // The cap counts every job on the timeline, whatever its group; an interval
 // or recurrence that re-arms, or a job that is pending at the call, is never
@@ -133,14 +149,11 @@ func (s *Scheduler) setLimit(method string, limit *int, n int) error {
 		return droppedError(method)
 	}
 	if n < 1 {
-		return &OptionError{Method: method, Param: "n", Want: "an integer >= 1", Got: n}
+		return &temporal.OptionError{Method: method, Param: "n", Want: "an integer >= 1", Got: n}
 	}
 	*limit = n
 	return nil
 }
-
-// MaxPending returns the cap SetMaxPending sets.
-func (s *Scheduler) MaxPending() int { return s.maxPending }
 
 // NextDeadline returns the earliest pending deadline; ok is false when
 // nothing is pending.
@@ -154,7 +167,7 @@ func (s *Scheduler) NextDeadline() (at temporal.Instant, ok bool) {
 
 // ScheduleOnce runs fn once, delay after Now(). A zero delay is due at
 // Now(): the next call that moves time runs it, even Advance(0).
-func (s *Scheduler) ScheduleOnce(delay temporal.Duration, fn Func, opts ...JobOption) (Handle, error) {
+func (s *Scheduler) ScheduleOnce(delay temporal.Duration, fn func() error, opts ...JobOption) (Handle, error) {
 	// The usual call passes every check at once: no option, a callback, a
 	// delay in range, no loop-guard count (a zero delay inside a drain
 	// counts), creation numbers left, room under the cap, the heap (the
@@ -172,12 +185,12 @@ func (s *Scheduler) ScheduleOnce(delay temporal.Duration, fn Func, opts ...JobOp
 // error.
 //
 //go:noinline
-func (s *Scheduler) scheduleOnce(name, param string, delay temporal.Duration, fn Func, opts []JobOption) (Handle, error) {
+func (s *Scheduler) scheduleOnce(name, param string, delay temporal.Duration, fn func() error, opts []JobOption) (Handle, error) {
 	if err := s.check(name); err != nil {
 		return Handle{}, err
 	}
 	if delay < 0 {
-		return Handle{}, &OptionError{Method: name, Param: param, Want: "a duration >= 0", Got: delay}
+		return Handle{}, &temporal.OptionError{Method: name, Param: param, Want: "a duration >= 0", Got: delay}
 	}
 	if fn == nil {
 		return Handle{}, nilFunc(name)
@@ -199,11 +212,58 @@ func (s *Scheduler) scheduleOnce(name, param string, delay temporal.Duration, fn
 	return h, err
 }
 
-// ScheduleEvery runs fn every interval, first at Now()+interval. Within one
-// call that moves time it fires once for each period that call passes.
-// It is ScheduleEveryWith(Every{Interval: interval}, fn, opts...).
-func (s *Scheduler) ScheduleEvery(interval temporal.Duration, fn Func, opts ...JobOption) (Handle, error) {
-	return s.scheduleEvery("ScheduleEvery", "interval", Every{Interval: interval}, fn, opts)
+// Every says when an interval job fires.
+type Every struct {
+	Interval temporal.Duration // > 0
+	// Delay is the first due time after Now(), which anchors the grid: the
+	// job fires at Now()+Delay, then every Interval. nil means Interval;
+	// 0 is due now.
+	Delay *temporal.Duration
+	// Count is how many times the job fires in all, catch-up included (a
+	// Jump's single fire counts once); then it is inactive. 0: no end.
+	Count int
+}
+
+// ScheduleEvery runs fn as e says: first at Now()+e.Delay (by default
+// Now()+e.Interval), then every e.Interval, at most e.Count times. Within
+// one call that moves time it fires once for each period that call
+// passes.
+func (s *Scheduler) ScheduleEvery(e Every, fn func() error, opts ...JobOption) (Handle, error) {
+	const name = "ScheduleEvery"
+	if err := s.check(name); err != nil {
+		return Handle{}, err
+	}
+	if e.Interval <= 0 {
+		return Handle{}, &temporal.OptionError{Method: name, Param: "e.Interval", Want: "a duration > 0", Got: e.Interval}
+	}
+	delay, dParam := e.Interval, "e.Interval"
+	if e.Delay != nil {
+		delay, dParam = *e.Delay, "e.Delay"
+	}
+	if delay < 0 {
+		return Handle{}, &temporal.OptionError{Method: name, Param: dParam, Want: "a duration >= 0", Got: delay}
+	}
+	if e.Count < 0 {
+		return Handle{}, &temporal.OptionError{Method: name, Param: "e.Count", Want: "an integer >= 0", Got: e.Count}
+	}
+	if fn == nil {
+		return Handle{}, nilFunc(name)
+	}
+	at, err := s.deadline(name, dParam, delay)
+	if err != nil {
+		return Handle{}, err
+	}
+	tag := uint64(tagEvery)
+	ext := s.newExt(opts)
+	if e.Count > 0 {
+		tag, ext.left = tagEveryCount, e.Count
+	}
+	f := jobFn{fn, int64(e.Interval)}
+	h, err := s.pushExt(name, at, tag, ext, f)
+	if err == nil && ext.rearm {
+		h.re = ref(newRearm(h.ID(), ext, f, e.Count))
+	}
+	return h, err
 }
 
 // Recurrence says which occurrences a recurrence job fires.
@@ -215,12 +275,13 @@ type Recurrence struct {
 }
 
 // ScheduleRecurrence fires fn at each occurrence of r not before Now(),
-// expanded lazily: one occurrence is pending at a time. Occurrences before
-// Now() are neither fired nor counted.
+// expanded lazily: one occurrence is pending at a time. fn receives the
+// occurrence's instant and its index, from 1 within the handle.
+// Occurrences before Now() are neither fired nor counted.
 //
 // Under Reject, a local time in a gap or an overlap of the zone is an error
 // here when an occurrence the job can fire has it: the first one not before
-// Now(), or one within LookAhead (ten years) of that first one and the
+// Now(), or one within ten years of that first one and the
 // first r.Limit, or any of a bounded set's. The horizon is measured from
 // the first occurrence, not from Now(), so a set that starts years after
 // Now() is checked as far as one that starts at once. They are found from the zone's transitions, not by
@@ -228,23 +289,23 @@ type Recurrence struct {
 // occurrence is part of firing one, so the error comes out of the call that
 // fires the occurrence before it, and the job goes on with the next valid
 // occurrence.
-func (s *Scheduler) ScheduleRecurrence(r Recurrence, fn RecurrenceFunc, opts ...JobOption) (Handle, error) {
+func (s *Scheduler) ScheduleRecurrence(r Recurrence, fn func(at temporal.Instant, index int) error, opts ...JobOption) (Handle, error) {
 	const name = "ScheduleRecurrence"
 	if err := s.check(name); err != nil {
 		return Handle{}, err
 	}
 	if r.Set == nil {
-		return Handle{}, &OptionError{Method: name, Param: "r.Set", Want: "a recurrence set", Got: "nil"}
+		return Handle{}, &temporal.OptionError{Method: name, Param: "r.Set", Want: "a recurrence set", Got: "nil"}
 	}
 	if fn == nil {
 		return Handle{}, nilFunc(name)
 	}
 	if r.Limit < 0 {
-		return Handle{}, &OptionError{Method: name, Param: "r.Limit", Want: "an integer >= 0", Got: r.Limit}
+		return Handle{}, &temporal.OptionError{Method: name, Param: "r.Limit", Want: "an integer >= 0", Got: r.Limit}
 	}
 	zone, err := temporal.LoadZone(r.Zone)
 	if err != nil {
-		return Handle{}, &OptionError{Method: name, Param: "r.Zone", Want: "an IANA zone id", Got: r.Zone, Err: err}
+		return Handle{}, &temporal.OptionError{Method: name, Param: "r.Zone", Want: "an IANA zone id", Got: r.Zone, Err: err}
 	}
 	it := r.Set.Iterator(zone, r.Disambiguation)
 	it.Seek(s.Now())
@@ -271,20 +332,20 @@ func (s *Scheduler) ScheduleRecurrence(r Recurrence, fn RecurrenceFunc, opts ...
 	return s.pushExt(name, int64(d), tagRecurrence, e, jobFn{})
 }
 
-// LookAhead is how far ahead ScheduleRecurrence checks an unbounded set's
-// local times against the zone's gaps and overlaps.
-const LookAhead = 10 * 365 * 24 * temporal.Hour
+// lookAheadSpan is how far ahead ScheduleRecurrence checks an unbounded
+// set's local times against the zone's gaps and overlaps.
+const lookAheadSpan = 10 * 365 * 24 * temporal.Hour
 
 // lookAhead reports the first occurrence of r from now that Reject refuses
-// within the horizon ScheduleRecurrence documents, LookAhead past first,
-// the first occurrence.
+// within the horizon ScheduleRecurrence documents, lookAheadSpan past
+// first, the first occurrence.
 func lookAhead(r Recurrence, zone *temporal.Zone, now, first temporal.Instant) error {
 	if r.Disambiguation != temporal.Reject {
 		return nil
 	}
 	until := temporal.FromUnixNano(math.MaxInt64)
 	if !r.Set.Bounded() {
-		if u, err := first.Add(LookAhead); err == nil {
+		if u, err := first.Add(lookAheadSpan); err == nil {
 			until = u
 		}
 	}
@@ -301,7 +362,7 @@ const extChunk = 64
 // callback. Extensions come from chunks and are reused once their job
 // leaves the queue, so the ones an interval's fire reads sit together in
 // memory, not scattered between the allocations of the code that scheduled
-// them: in scene W1 (10,000 intervals) a fire takes about 10% less. A chunk
+// them: with 10,000 intervals pending a fire takes about 10% less. A chunk
 // stays alive while one of its extensions is queued.
 func (s *Scheduler) newExt(opts []JobOption) *jobExt {
 	var e *jobExt
@@ -376,14 +437,14 @@ func (s *Scheduler) check(name string) error {
 func droppedError(name string) error { return &CallError{Method: name, Err: ErrDropped} }
 
 func nilFunc(name string) error {
-	return &OptionError{Method: name, Param: "fn", Want: "a function", Got: "nil"}
+	return &temporal.OptionError{Method: name, Param: "fn", Want: "a function", Got: "nil"}
 }
 
 // deadline returns Now()+d in ns after the epoch, refusing a deadline whose
 // instant would leave the int64-nanosecond range.
 func (s *Scheduler) deadline(name, key string, d temporal.Duration) (int64, error) {
 	if int64(d) > s.maxAt-s.now {
-		return 0, &OptionError{Method: name, Param: key, Want: "a duration that keeps the deadline within int64 nanoseconds", Got: d}
+		return 0, &temporal.OptionError{Method: name, Param: key, Want: "a duration that keeps the deadline within int64 nanoseconds", Got: d}
 	}
 	return s.now + int64(d), nil
 }
@@ -427,7 +488,7 @@ func (s *Scheduler) countRearm() error {
 	}
 	s.rearms++
 	if s.rearms > s.loopLimit {
-		var by *Job
+		var by *JobInfo
 		if s.inJob {
 			j := s.curExt.job(s.curKey)
 			by = &j
@@ -438,12 +499,17 @@ func (s *Scheduler) countRearm() error {
 	return nil
 }
 
-// Clear deactivates all pending work; the scheduler stays usable. Called
-// from a callback, it stops jobs due at the same deadline from running
-// later in that drain.
-func (s *Scheduler) Clear() error {
+// Clear deactivates all pending work, or that of groups when given; the
+// scheduler stays usable. Called from a callback, it stops the jobs it
+// clears that are due at the same deadline from running later in that
+// drain.
+func (s *Scheduler) Clear(groups ...*Group) error {
 	if err := s.check("Clear"); err != nil {
 		return err
+	}
+	if len(groups) > 0 {
+		s.clearGroups(groups)
+		return nil
 	}
 	s.clear(EventCancel)
 	return nil
@@ -469,7 +535,8 @@ func (s *Scheduler) Drop() {
 	s.clear(EventDrop)
 }
 
-// JobInfo describes a pending job, as List reports it.
+// JobInfo describes a job: as List reports a pending one, and, with its
+// ID, Kind, Label and Name, as errors name it.
 type JobInfo struct {
 	ID              uint64
 	Kind            Kind
@@ -485,15 +552,26 @@ type JobInfo struct {
 	Data            any               // what WithData attached; nil otherwise
 }
 
-// List returns the active jobs in due order (deadline, then creation).
-func (s *Scheduler) List() []JobInfo { return s.list(nil) }
+// String returns "every #3 'regen' scheduled at game.lua:14": the name and
+// the position each only when known ("once #3" has neither).
+func (j JobInfo) String() string {
+	s := fmt.Sprintf("%s #%d", j.Kind, j.ID)
+	if j.Name != "" {
+		s += " '" + j.Name + "'"
+	}
+	if j.Label != "" {
+		s += " scheduled at " + j.Label
+	}
+	return s
+}
 
-// list returns the jobs of g (all jobs when g is nil) in due order.
-func (s *Scheduler) list(g *Group) []JobInfo {
+// List returns the active jobs, or those of groups when given, in due
+// order (deadline, then creation).
+func (s *Scheduler) List(groups ...*Group) []JobInfo {
 	out := make([]JobInfo, 0, s.q.Len())
 	s.q.Each(func(id timerq.ID, when int64, key uint64, p ref) bool {
 		ext := extOf(key, p)
-		if g != nil && (ext == nil || ext.group != g) {
+		if !inGroups(ext, groups) {
 			return true
 		}
 		j := ext.job(key)
@@ -504,15 +582,16 @@ func (s *Scheduler) list(g *Group) []JobInfo {
 		}
 		switch key & tagMask {
 		case tagTimer:
-			timerInfo(&info, (*Timer)(p))
+			timerInfo(&info, (*timer)(p))
 		case tagSpawn:
 			if ext.group != nil {
-				info.Group = ext.group.name
+				info.Group = ext.group.Name
 			}
+			info.Data = ext.data
 		case tagOnce:
 		default:
 			if ext.group != nil {
-				info.Group = ext.group.name
+				info.Group = ext.group.Name
 			}
 			info.Interval = temporal.Duration(s.fns[id].interval)
 			info.Data = ext.data

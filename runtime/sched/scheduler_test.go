@@ -29,7 +29,7 @@ type rec struct {
 
 func newRec() *rec { return &rec{s: sched.New(temporal.Fixed(epoch))} }
 
-func (r *rec) cb(name string) sched.Func {
+func (r *rec) cb(name string) func() error {
 	return func() error {
 		r.log = append(r.log, name+"@"+r.elapsed())
 		return nil
@@ -61,7 +61,7 @@ func (r *rec) once(t *testing.T, name string, d temporal.Duration) sched.Handle 
 
 func (r *rec) every(t *testing.T, name string, d temporal.Duration) sched.Handle {
 	t.Helper()
-	h, err := r.s.ScheduleEvery(d, r.cb(name))
+	h, err := r.s.ScheduleEvery(sched.Every{Interval: d}, r.cb(name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,10 +86,10 @@ func (r *rec) run(t *testing.T, steps []step) {
 	}
 }
 
-func TestNewSeedsEpochFromClock(t *testing.T) {
+func TestNewTakesItsEpochFromTheClock(t *testing.T) {
 	r := newRec()
-	if r.s.Now() != epoch || r.s.Epoch() != epoch || r.s.Elapsed() != 0 {
-		t.Fatalf("Now %v Epoch %v Elapsed %v, want %v", r.s.Now(), r.s.Epoch(), r.s.Elapsed(), epoch)
+	if r.s.Now() != epoch || r.s.Elapsed() != 0 {
+		t.Fatalf("Now %v Elapsed %v, want %v and 0", r.s.Now(), r.s.Elapsed(), epoch)
 	}
 }
 
@@ -161,7 +161,7 @@ func TestCallbackErrorStopsDrainAndLosesNothing(t *testing.T) {
 	r.every(t, "tick", 10*ms)
 	err := r.s.Advance(100 * ms)
 	var je *sched.JobError
-	if !errors.Is(err, boom) || !errors.As(err, &je) || je.ID != h.ID() || je.Kind != sched.KindOnce {
+	if !errors.Is(err, boom) || !errors.As(err, &je) || je.Job.ID != h.ID() || je.Job.Kind != sched.KindOnce {
 		t.Fatalf("advance error = %v, want a *JobError wrapping boom for job %d", err, h.ID())
 	}
 	if got := r.take(); !slices.Equal(got, []string{"a@0.005s", "bad@0.01s"}) {
@@ -177,7 +177,7 @@ func TestCallbackErrorStopsDrainAndLosesNothing(t *testing.T) {
 func TestIntervalErrorKeepsItsNextTick(t *testing.T) {
 	r := newRec()
 	n := 0
-	must(r.s.ScheduleEvery(10*ms, func() error {
+	must(r.s.ScheduleEvery(sched.Every{Interval: 10 * ms}, func() error {
 		n++
 		if n == 2 {
 			return errors.New("second tick fails")
@@ -245,7 +245,7 @@ func TestFiredOneShotIsInactiveAndStaleHandlesNeverTouchNewJobs(t *testing.T) {
 func TestCancelInsideIntervalStopsCatchUp(t *testing.T) {
 	r := newRec()
 	var h sched.Handle
-	h = must(r.s.ScheduleEvery(10*ms, func() error {
+	h = must(r.s.ScheduleEvery(sched.Every{Interval: 10 * ms}, func() error {
 		r.log = append(r.log, "tick@"+r.elapsed())
 		h.Cancel()
 		return nil
@@ -303,8 +303,9 @@ func TestDropDeactivatesAndRefusesLaterCalls(t *testing.T) {
 	}
 	_, err := r.s.ScheduleOnce(ms, r.cb("x"))
 	checks["ScheduleOnce"] = err
-	_, err = r.s.Next()
-	checks["Next"] = err
+	if at, ok := r.s.NextDeadline(); ok {
+		t.Errorf("a dropped scheduler has a next deadline, %v", at)
+	}
 	for name, err := range checks {
 		var ce *sched.CallError
 		if !errors.Is(err, sched.ErrDropped) || !errors.As(err, &ce) || ce.Method != name || err.Error() != name+": scheduler dropped" {
@@ -330,8 +331,6 @@ func TestReentrantAdvanceIsAnError(t *testing.T) {
 	var inner []error
 	must(r.s.ScheduleOnce(ms, func() error {
 		inner = append(inner, r.s.Advance(ms), r.s.Jump(ms), r.s.RunAll(5), r.s.RunToLast(5))
-		_, err := r.s.Next()
-		inner = append(inner, err)
 		return nil
 	}))
 	if err := r.s.Advance(ms); err != nil {
@@ -361,15 +360,15 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"jump negative", r.s.Jump(-ms), "Jump: d: want a duration >= 0, got -PT0.001S"},
 		{"once negative", second(r.s.ScheduleOnce(-ns, r.cb("x"))), "ScheduleOnce: delay: want a duration >= 0, got -PT0.000000001S"},
 		{"once nil", second(r.s.ScheduleOnce(ms, nil)), "ScheduleOnce: fn: want a function, got nil"},
-		{"every zero", second(r.s.ScheduleEvery(0, r.cb("x"))), "ScheduleEvery: interval: want a duration > 0, got PT0S"},
-		{"every negative", second(r.s.ScheduleEvery(-s, r.cb("x"))), "ScheduleEvery: interval: want a duration > 0, got -PT1S"},
-		{"every nil", second(r.s.ScheduleEvery(s, nil)), "ScheduleEvery: fn: want a function, got nil"},
+		{"every zero", second(r.s.ScheduleEvery(sched.Every{Interval: 0}, r.cb("x"))), "ScheduleEvery: e.Interval: want a duration > 0, got PT0S"},
+		{"every negative", second(r.s.ScheduleEvery(sched.Every{Interval: -s}, r.cb("x"))), "ScheduleEvery: e.Interval: want a duration > 0, got -PT1S"},
+		{"every nil", second(r.s.ScheduleEvery(sched.Every{Interval: s}, nil)), "ScheduleEvery: fn: want a function, got nil"},
 		{"once overflow", second(r.s.ScheduleOnce(math.MaxInt64, r.cb("x"))), "ScheduleOnce: delay: want a duration that keeps the deadline within int64 nanoseconds"},
 		{"loop limit", r.s.SetLoopLimit(0), "SetLoopLimit: n: want an integer >= 1, got 0"},
 		{"run-all limit", r.s.RunAll(0), "RunAll: maxFires: want an integer >= 1, got 0"},
 	}
 	for _, c := range cases {
-		var oe *sched.OptionError
+		var oe *temporal.OptionError
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) || !errors.As(c.err, &oe) {
 			t.Errorf("%s: error %v, want an *OptionError containing %q", c.name, c.err, c.want)
 		}
@@ -397,7 +396,7 @@ func TestIntervalEndsAtTheEndOfTime(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := sched.New(temporal.Fixed(epoch))
 			fires := 0
-			h, err := s.ScheduleEvery(iv, func() error { fires++; return nil })
+			h, err := s.ScheduleEvery(sched.Every{Interval: iv}, func() error { fires++; return nil })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -429,14 +428,14 @@ func TestDeadlineRangeEdges(t *testing.T) {
 				t.Fatal(err)
 			}
 			room := temporal.Duration(c.last - int64(temporal.Second))
-			nop := sched.Func(func() error { return nil })
+			nop := (func() error)(func() error { return nil })
 			for _, sc := range []struct {
 				name string
 				fn   func(temporal.Duration) error
 			}{
 				{"ScheduleOnce", func(d temporal.Duration) error { return second(s.ScheduleOnce(d, nop)) }},
 				{"ScheduleOnce", func(d temporal.Duration) error { return second(s.ScheduleOnce(d, nop, sched.WithLabel("l"))) }},
-				{"ScheduleEvery", func(d temporal.Duration) error { return second(s.ScheduleEvery(d, nop)) }},
+				{"ScheduleEvery", func(d temporal.Duration) error { return second(s.ScheduleEvery(sched.Every{Interval: d}, nop)) }},
 			} {
 				n := s.Count()
 				err := sc.fn(room + 1)
@@ -481,7 +480,7 @@ func TestLoopGuardStopsZeroDelayRearm(t *testing.T) {
 	if err := r.s.SetLoopLimit(100); err != nil {
 		t.Fatal(err)
 	}
-	var rearm sched.Func
+	var rearm func() error
 	rearm = func() error { _, err := r.s.ScheduleOnce(0, rearm, sched.WithLabel("spin.lua:3")); return err }
 	must(r.s.ScheduleOnce(ms, rearm, sched.WithLabel("spin.lua:3")))
 	err := r.s.Advance(10 * ms)
@@ -509,7 +508,7 @@ func TestLoopGuardCountsPerInstant(t *testing.T) {
 	r := newRec()
 	must(0, r.s.SetLoopLimit(3))
 	// Each fire schedules the next 1 ms later: never the same instant.
-	var chain sched.Func
+	var chain func() error
 	left := 50
 	chain = func() error {
 		if left--; left > 0 {
@@ -529,12 +528,12 @@ func TestNextJumpsToEarliestDeadline(t *testing.T) {
 	r.once(t, "a", 30*ms)
 	r.once(t, "b", 10*ms)
 	r.once(t, "c", 10*ms)
-	ok, err := r.s.Next()
+	ok, err := next(r.s)
 	if !ok || err != nil || !slices.Equal(r.take(), []string{"b@0.01s", "c@0.01s"}) || r.s.Elapsed() != 10*ms {
 		t.Fatalf("next: %v %v elapsed %v", ok, err, r.s.Elapsed())
 	}
-	must(r.s.Next())
-	if ok, err := r.s.Next(); ok || err != nil {
+	must(next(r.s))
+	if ok, err := next(r.s); ok || err != nil {
 		t.Fatalf("next with nothing pending = %v, %v; want false, nil", ok, err)
 	}
 }
@@ -578,7 +577,7 @@ func TestRunToLastStopsAtTheLatestDeadlinePendingAtTheCall(t *testing.T) {
 // the last deadline stops it, naming the interval, which stays pending.
 func TestRunToLastStopsAtItsLimit(t *testing.T) {
 	r := newRec()
-	must(r.s.ScheduleEvery(5*ms, r.cb("tick"), sched.WithLabel("f.lua:3")))
+	must(r.s.ScheduleEvery(sched.Every{Interval: 5 * ms}, r.cb("tick"), sched.WithLabel("f.lua:3")))
 	r.once(t, "tomorrow", 24*temporal.Hour)
 	err := r.s.RunToLast(1000)
 	var rl *sched.RunLimitError
@@ -611,7 +610,7 @@ func TestObserverSeesEveryFire(t *testing.T) {
 	r := newRec()
 	var fires []sched.Fire
 	r.s.SetObserver(func(f sched.Fire) { fires = append(fires, f) })
-	must(r.s.ScheduleEvery(10*ms, r.cb("t"), sched.WithLabel("game.lua:7")))
+	must(r.s.ScheduleEvery(sched.Every{Interval: 10 * ms}, r.cb("t"), sched.WithLabel("game.lua:7")))
 	must(0, r.s.Advance(20*ms))
 	want := []sched.Fire{
 		{At: must(epoch.Add(10 * ms)), ID: 1, Kind: sched.KindEvery, Label: "game.lua:7"},
@@ -624,7 +623,7 @@ func TestObserverSeesEveryFire(t *testing.T) {
 
 func TestJobErrorNamesTheJob(t *testing.T) {
 	r := newRec()
-	must(r.s.ScheduleEvery(10*ms, func() error { return fmt.Errorf("bad") }, sched.WithLabel("x.lua:2")))
+	must(r.s.ScheduleEvery(sched.Every{Interval: 10 * ms}, func() error { return fmt.Errorf("bad") }, sched.WithLabel("x.lua:2")))
 	err := r.s.Advance(10 * ms)
 	if err == nil || err.Error() != "every #1 scheduled at x.lua:2: bad" {
 		t.Fatalf("error = %v", err)
@@ -646,8 +645,8 @@ type occLog struct {
 	got []string
 }
 
-func (o *occLog) cb(occ sched.Occurrence) error {
-	o.got = append(o.got, fmt.Sprintf("%d %s now=%s", occ.Index, occ.ScheduledAt, o.s.Now()))
+func (o *occLog) cb(at temporal.Instant, index int) error {
+	o.got = append(o.got, fmt.Sprintf("%d %s now=%s", index, at, o.s.Now()))
 	return nil
 }
 
@@ -782,7 +781,7 @@ func TestRecurrenceBadInputs(t *testing.T) {
 	cb := (&occLog{s: s}).cb
 	cases := []struct {
 		r    sched.Recurrence
-		fn   sched.RecurrenceFunc
+		fn   func(temporal.Instant, int) error
 		want string
 	}{
 		{sched.Recurrence{Zone: "UTC"}, cb, "ScheduleRecurrence: r.Set: want a recurrence set, got nil"},
@@ -883,7 +882,7 @@ func TestCreationNumbersRunOut(t *testing.T) {
 	}{
 		{"ScheduleOnce", func() error { _, err := s.ScheduleOnce(0, func() error { return nil }); return err }},
 		{"ScheduleEvery", func() error {
-			_, err := s.ScheduleEvery(temporal.Second, func() error { return nil })
+			_, err := s.ScheduleEvery(sched.Every{Interval: temporal.Second}, func() error { return nil })
 			return err
 		}},
 	} {
@@ -907,9 +906,9 @@ func TestCreationNumbersRunOut(t *testing.T) {
 func TestSelfCancelledJobKeepsItsStateThroughItsCallback(t *testing.T) {
 	r := newRec()
 	var h sched.Handle
-	h = must(r.s.ScheduleEvery(10*ms, func() error {
+	h = must(r.s.ScheduleEvery(sched.Every{Interval: 10 * ms}, func() error {
 		h.Cancel()
-		must(r.s.ScheduleEvery(7*ms, r.cb("new"), sched.WithLabel("new.lua:1")))
+		must(r.s.ScheduleEvery(sched.Every{Interval: 7 * ms}, r.cb("new"), sched.WithLabel("new.lua:1")))
 		return errors.New("bad")
 	}, sched.WithLabel("old.lua:1")))
 	err := r.s.Advance(10 * ms)
@@ -927,14 +926,14 @@ func TestSelfCancelledJobKeepsItsStateThroughItsCallback(t *testing.T) {
 // recurrence are handed to new jobs; none keeps a field of its last job.
 func TestReusedExtensionsStartClean(t *testing.T) {
 	r := newRec()
-	g := r.s.NewGroup("g")
+	g := &sched.Group{Name: "g"}
 	var hs []sched.Handle
 	for i := range 200 {
 		switch i % 4 {
 		case 0:
-			hs = append(hs, must(r.s.ScheduleEvery(temporal.Duration(i+1)*ms, r.cb("e"), sched.WithLabel("e"))))
+			hs = append(hs, must(r.s.ScheduleEvery(sched.Every{Interval: temporal.Duration(i+1) * ms}, r.cb("e"), sched.WithLabel("e"))))
 		case 1:
-			must(g.ScheduleOnce(temporal.Duration(i)*ms, r.cb("g")))
+			must(r.s.ScheduleOnce(temporal.Duration(i)*ms, r.cb("g"), sched.InGroup(g)))
 		case 2:
 			must(r.s.ScheduleOnce(temporal.Duration(i)*ms, r.cb("o"), sched.WithLabel("o")))
 		case 3:
@@ -944,13 +943,13 @@ func TestReusedExtensionsStartClean(t *testing.T) {
 					RRules:  []string{"FREQ=SECONDLY;COUNT=1"},
 				})),
 				Zone: "UTC",
-			}, func(sched.Occurrence) error { return nil }, sched.WithLabel("r")))
+			}, func(temporal.Instant, int) error { return nil }, sched.WithLabel("r")))
 		}
 	}
 	for _, h := range hs {
 		h.Cancel()
 	}
-	must(0, g.Clear())
+	must(0, r.s.Clear(g))
 	must(0, r.s.Advance(2*s)) // fires the labelled one-shots and ends the recurrences
 	if n := r.s.Count(); n != 0 {
 		t.Fatalf("Count = %d after cancelling and firing everything", n)
@@ -984,7 +983,7 @@ func TestManyIntervalsFireInOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	for i := range n {
 		p := 1000 + r.Int64N(59_000) // ms
-		h, err := sc.ScheduleEvery(temporal.Duration(p)*ms, func() error {
+		h, err := sc.ScheduleEvery(sched.Every{Interval: temporal.Duration(p) * ms}, func() error {
 			now := int64(sc.Elapsed())
 			got = append(got, fire{now, handles[i].ID()})
 			if i%1000 == 7 && now < 120e9 {
@@ -1003,7 +1002,7 @@ func TestManyIntervalsFireInOrder(t *testing.T) {
 	}
 	// A late interval, scheduled at 90 s by a one-shot: fire id 0.
 	must(sc.ScheduleOnce(90*s, func() error {
-		_, err := sc.ScheduleEvery(1500*ms, func() error { got = append(got, fire{int64(sc.Elapsed()), 0}); return nil })
+		_, err := sc.ScheduleEvery(sched.Every{Interval: 1500 * ms}, func() error { got = append(got, fire{int64(sc.Elapsed()), 0}); return nil })
 		return err
 	}))
 	const end = int64(600e9)

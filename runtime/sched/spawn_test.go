@@ -11,13 +11,13 @@ import (
 
 // script spawns a task that logs name@elapsed, waits each of waits in turn
 // and logs what each wait took.
-func (r *rec) script(t *testing.T, name string, waits ...temporal.Duration) *sched.Task {
+func (r *rec) script(t *testing.T, name string, waits ...temporal.Duration) sched.Handle {
 	t.Helper()
-	var step func(i int) sched.TaskFunc
-	step = func(i int) sched.TaskFunc {
-		return func(tk *sched.Task) error {
+	var step func(i int) func(*sched.Step) error
+	step = func(i int) func(*sched.Step) error {
+		return func(tk *sched.Step) error {
 			if i > 0 {
-				r.log = append(r.log, name+" waited "+tk.Waited().DecimalSeconds())
+				r.log = append(r.log, name+" waited "+tk.Waited.DecimalSeconds())
 			}
 			r.log = append(r.log, name+"@"+r.elapsed())
 			if i < len(waits) {
@@ -38,7 +38,7 @@ func TestSpawnRunsAtOnceThenWaits(t *testing.T) {
 	if !tk.Active() || r.s.Count() != 1 || r.s.List()[0].Kind != sched.KindSpawn {
 		t.Fatalf("a waiting task is pending work: active %v, count %d", tk.Active(), r.s.Count())
 	}
-	if d, ok := tk.Remaining(); !ok || d != 10*ms {
+	if d, ok := remaining(tk); !ok || d != 10*ms {
 		t.Fatalf("Remaining = %v %v", d, ok)
 	}
 	r.want(t, 10*ms-ns)
@@ -70,20 +70,20 @@ func TestSpawnCancelEndsItAtItsWait(t *testing.T) {
 func TestSpawnErrors(t *testing.T) {
 	r := newRec()
 	boom := errors.New("boom")
-	if _, err := r.s.Spawn(func(*sched.Task) error { return boom }); err != boom {
+	if _, err := r.s.Spawn(func(*sched.Step) error { return boom }); err != boom {
 		t.Fatalf("an error before the first wait: %v, want it from Spawn as is", err)
 	}
-	must(r.s.Spawn(func(tk *sched.Task) error {
-		return tk.Wait(ms, func(*sched.Task) error { return boom })
+	must(r.s.Spawn(func(tk *sched.Step) error {
+		return tk.Wait(ms, func(*sched.Step) error { return boom })
 	}, sched.WithName("walker")))
 	err := r.s.Advance(ms)
 	var je *sched.JobError
-	if !errors.As(err, &je) || !errors.Is(err, boom) || je.Kind != sched.KindSpawn || je.Name != "walker" {
+	if !errors.As(err, &je) || !errors.Is(err, boom) || je.Job.Kind != sched.KindSpawn || je.Job.Name != "walker" {
 		t.Fatalf("an error after a wait: %v, want a *JobError of the spawn", err)
 	}
-	var kept *sched.Task
-	must(r.s.Spawn(func(tk *sched.Task) error { kept = tk; return nil }))
-	if err := kept.Wait(ms, func(*sched.Task) error { return nil }); err == nil {
+	var kept *sched.Step
+	must(r.s.Spawn(func(tk *sched.Step) error { kept = tk; return nil }))
+	if err := kept.Wait(ms, func(*sched.Step) error { return nil }); err == nil {
 		t.Fatal("Wait outside the task's step succeeded")
 	}
 	if _, err := r.s.Spawn(nil); err == nil {
@@ -96,8 +96,8 @@ func TestSpawnZeroWaitsCountTowardTheLoopLimit(t *testing.T) {
 	if err := r.s.SetLoopLimit(5); err != nil {
 		t.Fatal(err)
 	}
-	var loop sched.TaskFunc
-	loop = func(tk *sched.Task) error { return tk.Wait(0, loop) }
+	var loop func(*sched.Step) error
+	loop = func(tk *sched.Step) error { return tk.Wait(0, loop) }
 	must(r.s.Spawn(loop))
 	var le *sched.LoopError
 	if err := r.s.Advance(ms); !errors.As(err, &le) {
@@ -107,12 +107,12 @@ func TestSpawnZeroWaitsCountTowardTheLoopLimit(t *testing.T) {
 
 func TestSpawnInAGroupIsClearedWithIt(t *testing.T) {
 	r := newRec()
-	g := r.s.NewGroup("host")
-	tk := must(g.Spawn(func(tk *sched.Task) error { return tk.Wait(ms, func(*sched.Task) error { return nil }) }))
-	if g.Count() != 1 || g.List()[0].Group != "host" {
-		t.Fatalf("group count %d", g.Count())
+	g := &sched.Group{Name: "host"}
+	tk := must(r.s.Spawn(func(tk *sched.Step) error { return tk.Wait(ms, func(*sched.Step) error { return nil }) }, sched.InGroup(g)))
+	if r.s.Count(g) != 1 || r.s.List(g)[0].Group != "host" {
+		t.Fatalf("group count %d", r.s.Count(g))
 	}
-	if err := g.Clear(); err != nil || tk.Active() || r.s.Count() != 0 {
+	if err := r.s.Clear(g); err != nil || tk.Active() || r.s.Count() != 0 {
 		t.Fatalf("Clear: %v, active %v", err, tk.Active())
 	}
 	if err := r.s.RunAll(10); err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/metronome-rt/metronome/runtime/sched"
+	"github.com/metronome-rt/metronome/runtime/wheel"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -20,7 +21,8 @@ const (
 )
 
 // dayData returns the intervals' periods and phases (first delays), in
-// ns, from a fixed seed: the same as timerq's BenchmarkVirtualDay.
+// ns, from a PCG with a fixed start value: the same as timerq's
+// BenchmarkVirtualDay.
 func dayData(n int) (periods, phases []int64) {
 	r := rand.New(rand.NewPCG(1, uint64(n)))
 	periods, phases = make([]int64, n), make([]int64, n)
@@ -43,7 +45,7 @@ func newDayRun(tb testing.TB, s *sched.Scheduler, periods, phases []int64) *dayR
 	for i := range periods {
 		var id uint64
 		delay := temporal.Duration(phases[i])
-		h, err := s.ScheduleEveryWith(sched.Every{Interval: temporal.Duration(periods[i]), Delay: &delay}, func() error {
+		h, err := s.ScheduleEvery(sched.Every{Interval: temporal.Duration(periods[i]), Delay: &delay}, func() error {
 			r.fires++
 			r.trace = mixFire(r.trace, int64(s.Elapsed()), id)
 			return nil
@@ -76,7 +78,7 @@ func dayOnHeap(tb testing.TB, periods, phases []int64) *dayRun {
 }
 
 func dayOnWheel(tb testing.TB, periods, phases []int64) *dayRun {
-	s, err := sched.NewOnWheel(temporal.Fixed(epoch), sched.DefaultWheelGeometry())
+	s, err := sched.NewOnWheel(temporal.Fixed(epoch), wheel.Default())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/metronome-rt/metronome/runtime/sched"
+	"github.com/metronome-rt/metronome/runtime/wheel"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -34,9 +35,10 @@ type twin struct {
 	s       *sched.Scheduler
 	log     []string
 	handles []sched.Handle
-	tasks   []*sched.Task
-	timers  map[string]*sched.Timer
+	tasks   []sched.Handle
+	timers  map[string]sched.Handle
 	groups  []*sched.Group
+	spawns  int
 	fires   int
 }
 
@@ -56,7 +58,7 @@ func (tw *twin) fired() error {
 }
 
 func newTwin(s *sched.Scheduler) *twin {
-	tw := &twin{s: s, timers: map[string]*sched.Timer{}}
+	tw := &twin{s: s, timers: map[string]sched.Handle{}}
 	s.SetObserver(func(f sched.Fire) { tw.logf("observe %+v", f) })
 	return tw
 }
@@ -73,8 +75,8 @@ func (tw *twin) state() {
 		tw.logf("  %+v", j)
 	}
 	for i, h := range tw.handles {
-		due, ok := h.Due()
-		rem, _ := h.Remaining()
+		due, ok := due(h)
+		rem, _ := remaining(h)
 		tw.logf("  handle %d active %v due %s %v remaining %s", i, h.Active(), due, ok, rem)
 	}
 }
@@ -113,7 +115,7 @@ func (tw *twin) act(name string, a action) error {
 	return nil
 }
 
-func (tw *twin) job(name string, a action) sched.Func {
+func (tw *twin) job(name string, a action) func() error {
 	return func() error { return tw.act(name, a) }
 }
 
@@ -122,8 +124,8 @@ type wheelOp func(tw *twin)
 
 var (
 	durScales = []int64{1, 1e3, 1e6, 1e9, 3600e9, 86400e9}
-	wheelGeos = []sched.WheelGeometry{
-		sched.DefaultWheelGeometry(),
+	wheelGeos = []wheel.Geometry{
+		wheel.Default(),
 		{Tick: temporal.Millisecond, Slots: []int{4, 4, 4}}, // a 64 ms horizon: most jobs overflow
 		{Tick: 7, Slots: []int{3, 5}},                       // 105 ns
 	}
@@ -192,7 +194,7 @@ func TestWheelSchedulerSameAsHeap(t *testing.T) {
 				}
 				e.Count = rapid.IntRange(0, 5).Draw(t, "count")
 				return func(tw *twin) {
-					h, err := tw.s.ScheduleEveryWith(e, tw.job("every", a), sched.Rearmable())
+					h, err := tw.s.ScheduleEvery(e, tw.job("every", a), sched.Rearmable())
 					tw.logf("every %+v: %v", e, err)
 					if err == nil {
 						tw.handles = append(tw.handles, h)
@@ -210,8 +212,8 @@ func TestWheelSchedulerSameAsHeap(t *testing.T) {
 					if err != nil {
 						panic(err)
 					}
-					h, err := tw.s.ScheduleRecurrence(sched.Recurrence{Set: set, Zone: "UTC", Limit: limit}, func(o sched.Occurrence) error {
-						tw.logf("occurrence %+v at %s", o, tw.s.Now())
+					h, err := tw.s.ScheduleRecurrence(sched.Recurrence{Set: set, Zone: "UTC", Limit: limit}, func(at temporal.Instant, index int) error {
+						tw.logf("occurrence %d at %s, now %s", index, at, tw.s.Now())
 						return tw.fired()
 					})
 					tw.logf("recurrence %s: %v", rule, err)
@@ -225,14 +227,14 @@ func TestWheelSchedulerSameAsHeap(t *testing.T) {
 				clear := rapid.Bool().Draw(t, "clear")
 				return func(tw *twin) {
 					if len(tw.groups) == 0 || !clear {
-						tw.groups = append(tw.groups, tw.s.NewGroup(fmt.Sprint("g", len(tw.groups))))
+						tw.groups = append(tw.groups, &sched.Group{Name: fmt.Sprint("g", len(tw.groups))})
 					}
 					g := tw.groups[len(tw.groups)-1]
 					if clear {
-						tw.logf("group clear: %v", g.Clear())
+						tw.logf("group clear: %v", tw.s.Clear(g))
 						return
 					}
-					h, err := g.ScheduleEvery(d+1, tw.job("grouped", a))
+					h, err := tw.s.ScheduleEvery(sched.Every{Interval: d + 1}, tw.job("grouped", a), sched.InGroup(g))
 					tw.logf("group every: %v", err)
 					if err == nil {
 						tw.handles = append(tw.handles, h)
@@ -265,10 +267,12 @@ func TestWheelSchedulerSameAsHeap(t *testing.T) {
 				d, steps := drawDur(t, "wait", 0), rapid.IntRange(1, 4).Draw(t, "steps")
 				return func(tw *twin) {
 					n := 0
-					var step sched.TaskFunc
-					step = func(k *sched.Task) error {
+					tw.spawns++
+					id := tw.spawns
+					var step func(*sched.Step) error
+					step = func(k *sched.Step) error {
 						n++
-						tw.logf("task %d step %d at %s", k.ID(), n, tw.s.Now())
+						tw.logf("task %d step %d at %s", id, n, tw.s.Now())
 						if err := tw.fired(); err != nil {
 							return err
 						}
@@ -297,19 +301,19 @@ func TestWheelSchedulerSameAsHeap(t *testing.T) {
 				iv, wait := drawDur(t, "interval", 1), drawDur(t, "handler-wait", 0)
 				waits := rapid.Bool().Draw(t, "waits")
 				return func(tw *twin) {
-					tm, err := tw.s.RegisterTimer(key, sched.TimerOptions{Interval: iv, Name: key}, func(k *sched.Tick) error {
+					tm, err := tw.s.RegisterTimer(key, sched.TimerOptions{Interval: iv}, func(k *sched.Step) error {
 						tw.logf("tick %+v at %s", k.Tick, tw.s.Now())
 						if err := tw.fired(); err != nil {
 							return err
 						}
 						if waits {
-							return k.Wait(wait, func(k *sched.Tick) error {
+							return k.Wait(wait, func(k *sched.Step) error {
 								tw.logf("tick %s resumed at %s", k.Key, tw.s.Now())
 								return tw.fired()
 							})
 						}
 						return nil
-					})
+					}, sched.WithName(key))
 					tw.logf("register %s %s: %v", key, iv, err)
 					if err == nil {
 						tw.timers[key] = tm
@@ -319,9 +323,8 @@ func TestWheelSchedulerSameAsHeap(t *testing.T) {
 			"cancel timer": func(t *rapid.T) wheelOp {
 				key := rapid.SampledFrom([]string{"a", "b", "c"}).Draw(t, "key")
 				return func(tw *twin) {
-					if tm := tw.timers[key]; tm != nil {
-						c := tm.Cancel()
-						tw.logf("cancel timer %s: done %v err %v", key, c.Done(), c.Err())
+					if tm, ok := tw.timers[key]; ok {
+						tw.logf("cancel timer %s: %v active %v", key, tm.Cancel(), tm.Active())
 					}
 				}
 			},
@@ -335,7 +338,7 @@ func TestWheelSchedulerSameAsHeap(t *testing.T) {
 			},
 			"next": func(*rapid.T) wheelOp {
 				return func(tw *twin) {
-					ok, err := tw.s.Next()
+					ok, err := next(tw.s)
 					tw.logf("next: %v %v", ok, err)
 				}
 			},
@@ -399,19 +402,19 @@ func compareTwins(t interface{ Fatalf(string, ...any) }, pair [2]*twin, step int
 func TestNewOnWheelBadGeometry(t *testing.T) {
 	clock := temporal.Fixed(epoch)
 	for _, c := range []struct {
-		g    sched.WheelGeometry
+		g    wheel.Geometry
 		want string
 	}{
-		{sched.WheelGeometry{Tick: 0, Slots: []int{4}}, "NewOnWheel: g.Tick: want a duration > 0, got PT0S"},
-		{sched.WheelGeometry{Tick: -1, Slots: []int{4}}, "NewOnWheel: g.Tick: want a duration > 0"},
-		{sched.WheelGeometry{Tick: 1}, "NewOnWheel: g.Slots: want 1 to 8 levels, got []"},
-		{sched.WheelGeometry{Tick: 1, Slots: []int{2, 2, 2, 2, 2, 2, 2, 2, 2}}, "NewOnWheel: g.Slots: want 1 to 8 levels"},
-		{sched.WheelGeometry{Tick: 1, Slots: []int{4, 1}}, "NewOnWheel: g.Slots: want 2 to 2^20 slots on each level, got [4 1]"},
-		{sched.WheelGeometry{Tick: 1, Slots: []int{1<<20 + 1}}, "NewOnWheel: g.Slots: want 2 to 2^20 slots on each level"},
-		{sched.WheelGeometry{Tick: temporal.Hour, Slots: []int{1 << 20, 1 << 20}}, "NewOnWheel: g.Slots: want a horizon (Tick times every level's slots) within 292 years"},
+		{wheel.Geometry{Tick: 0, Slots: []int{4}}, "NewOnWheel: g.Tick: want a duration > 0, got PT0S"},
+		{wheel.Geometry{Tick: -1, Slots: []int{4}}, "NewOnWheel: g.Tick: want a duration > 0"},
+		{wheel.Geometry{Tick: 1}, "NewOnWheel: g.Slots: want 1 to 8 levels, got []"},
+		{wheel.Geometry{Tick: 1, Slots: []int{2, 2, 2, 2, 2, 2, 2, 2, 2}}, "NewOnWheel: g.Slots: want 1 to 8 levels"},
+		{wheel.Geometry{Tick: 1, Slots: []int{4, 1}}, "NewOnWheel: g.Slots: want 2 to 2^20 slots on each level, got [4 1]"},
+		{wheel.Geometry{Tick: 1, Slots: []int{1<<20 + 1}}, "NewOnWheel: g.Slots: want 2 to 2^20 slots on each level"},
+		{wheel.Geometry{Tick: temporal.Hour, Slots: []int{1 << 20, 1 << 20}}, "NewOnWheel: g.Slots: want a horizon (Tick times every level's slots) within 292 years"},
 	} {
 		s, err := sched.NewOnWheel(clock, c.g)
-		var oe *sched.OptionError
+		var oe *temporal.OptionError
 		if s != nil || !errors.As(err, &oe) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("NewOnWheel(%+v) = %v, %v; want an *OptionError %q", c.g, s, err, c.want)
 		}
@@ -422,19 +425,19 @@ func TestNewOnWheelBadGeometry(t *testing.T) {
 				t.Errorf("NewOnWheel(nil) recovered %v, want a nil-clock panic", r)
 			}
 		}()
-		sched.NewOnWheel(nil, sched.DefaultWheelGeometry())
+		sched.NewOnWheel(nil, wheel.Default())
 	}()
 }
 
 func TestNewOnWheelRunsOnTheWheel(t *testing.T) {
-	s, err := sched.NewOnWheel(temporal.Fixed(epoch), sched.DefaultWheelGeometry())
+	s, err := sched.NewOnWheel(temporal.Fixed(epoch), wheel.Default())
 	if err != nil || !s.OnWheel() {
 		t.Fatalf("NewOnWheel = %v, %v; want a scheduler on the wheel", s, err)
 	}
 	if newOnHeap(temporal.Fixed(epoch)).OnWheel() {
 		t.Fatal("New put the scheduler on the wheel")
 	}
-	g := sched.DefaultWheelGeometry()
+	g := wheel.Default()
 	if g.Tick != temporal.Millisecond || !slices.Equal(g.Slots, []int{50, 10, 36, 4800}) {
 		t.Fatalf("DefaultWheelGeometry = %+v", g)
 	}

@@ -460,7 +460,7 @@ var tables = []table{
 	},
 	{
 		title:  "Virtual day: the typed scheduler on the wheel vs on the heap",
-		about:  "10,000 intervals of 1 to 60 s advanced a second at a time for 24 h (58,105,332 fires), the whole day per fire, on sched.NewOnWheel and sched.New; the two fire the same trace (runtime/sched/virtualday_test.go).",
+		about:  "10,000 intervals of 1 to 60 s advanced a second at a time for 24 h (58,105,332 fires), the whole day per fire, on the scheduler's timer wheel and its heap; the two fire the same trace (runtime/sched/virtualday_test.go).",
 		metric: "ns/fire",
 		ours:   impl{"sched-wheel", "BenchmarkVirtualDay[sched]/wheel"},
 		peers:  []impl{{"sched-heap", "BenchmarkVirtualDay[sched]/heap"}},

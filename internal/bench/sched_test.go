@@ -1,4 +1,4 @@
-package sched_test
+package bench_test
 
 import (
 	"math/bits"
@@ -12,8 +12,8 @@ import (
 	"github.com/metronome-rt/metronome/temporal"
 )
 
-// The scheduler benchmarks run one workload on three implementations, with
-// the same sub-benchmark names, so one run gives the ratios
+// The scheduler benchmarks run one workload on runtime/sched and its two
+// peers, with the same sub-benchmark names, so one run gives the ratios
 // (scripts/bench.sh renders them; docs/benchmarks.md explains them):
 //
 //	metronome       sched.Scheduler, Go callbacks, handles
@@ -31,10 +31,11 @@ import (
 //
 // Every callback is one shared func value, so no closure is allocated on
 // the timed path and the memory figure excludes the callback. Deadlines and
-// picks come from tables filled by a fixed-seed PCG. The pending jobs are
-// due an hour or more after the scheduler's start, so none fires during a
-// benchmark: the afterfunc timers are real runtime timers and must never be
-// due (no benchmark sleeps or waits on the wall clock). time.AfterFunc
+// picks come from tables filled by a PCG with a fixed start value. The
+// pending jobs are due an hour or more after the scheduler's start, so none
+// fires during a benchmark: the afterfunc timers are real runtime timers
+// and must never be due (no benchmark sleeps or waits on the wall clock).
+// time.AfterFunc
 // fires only on the wall clock, so its ScheduleFire and Drain1M rows come
 // from a testing/synctest bubble in internal/bench/cmd/synctestpeers, under the same
 // names; here they skip.
@@ -53,15 +54,15 @@ var bmSizes = []struct {
 }
 
 const (
-	bmDrainSize = 1_000_000
-	bmMinTable  = 1 << 16
-	bmWindow    = int64(1) << 40   // deadlines spread over ~18 minutes of ns
-	bmPending   = int64(time.Hour) // pending jobs are due at bmPending + [0, bmWindow)
-	bmSkipFire  = "time.AfterFunc fires only on the wall clock: measured in a testing/synctest bubble by `go run ./internal/bench/cmd/synctestpeers` under this name"
-	bmGCRounds  = 2 // GC cycles before reading MemStats
-	bmNoFire    = "a pending job fired: the benchmark's deadlines are wrong"
-	bmLostFire  = "fires counted do not match the jobs fired"
-	bmTableSeed = 1
+	bmDrainSize  = 1_000_000
+	bmMinTable   = 1 << 16
+	bmWindow     = int64(1) << 40   // deadlines spread over ~18 minutes of ns
+	bmPending    = int64(time.Hour) // pending jobs are due at bmPending + [0, bmWindow)
+	bmSkipFire   = "time.AfterFunc fires only on the wall clock: measured in a testing/synctest bubble by `go run ./internal/bench/cmd/synctestpeers` under this name"
+	bmGCRounds   = 2 // GC cycles before reading MemStats
+	bmNoFire     = "a pending job fired: the benchmark's deadlines are wrong"
+	bmLostFire   = "fires counted do not match the jobs fired"
+	bmTableStart = 1 // the PCG's start value
 )
 
 var bmEpoch = temporal.FromUnixNano(946684800 * 1e9) // 2000-01-01T00:00:00Z
@@ -76,7 +77,7 @@ type bmData struct {
 
 func newBMData(n int) bmData {
 	size := max(bmMinTable, 1<<bits.Len(uint(n-1)))
-	r := rand.New(rand.NewPCG(bmTableSeed, uint64(n)))
+	r := rand.New(rand.NewPCG(bmTableStart, uint64(n)))
 	d := bmData{delays: make([]int64, size), picks: make([]int32, size), mask: size - 1}
 	for i := range d.delays {
 		d.delays[i] = r.Int64N(bmWindow)
@@ -100,9 +101,9 @@ func bmStart(b *testing.B) {
 var (
 	bmFires   int
 	bmFired   = func() { bmFires++ }
-	bmFiredFn = sched.Func(func() error { bmFires++; return nil })
+	bmFiredFn = (func() error)(func() error { bmFires++; return nil })
 	bmNever   = func() { panic(bmNoFire) }
-	bmNeverFn = sched.Func(func() error { panic(bmNoFire) })
+	bmNeverFn = (func() error)(func() error { panic(bmNoFire) })
 )
 
 // ---- metronome ----
@@ -115,7 +116,7 @@ type bmMetronome struct {
 func newBMMetronome(b *testing.B, n int, d bmData) *bmMetronome {
 	m := &bmMetronome{s: sched.New(temporal.Fixed(bmEpoch)), handles: make([]sched.Handle, n)}
 	// n pending plus the jobs an op adds pass the default cap at n = 1M.
-	if err := m.s.SetMaxPending(n + sched.DefaultMaxPending); err != nil {
+	if err := m.s.SetMaxPending(n + 1_000_000); err != nil {
 		b.Fatal(err)
 	}
 	for i := range m.handles {
