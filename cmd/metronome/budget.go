@@ -43,7 +43,7 @@ func (b *budgets) bind(fs *flag.FlagSet) {
 // options fills in the scripting options the budgets are; ctx stops the
 // scripts when it is done (Ctrl-C, SIGTERM).
 func (b budgets) options(ctx context.Context, o *scripting.Options) {
-	o.Budget, o.DrainBudget, o.MemoryLimit, o.Context = b.Budget, b.DrainBudget, b.MemoryLimit, ctx
+	o.Budget, o.DrainBudget, o.MemoryLimit, o.Context = temporal.Duration(b.Budget), temporal.Duration(b.DrainBudget), b.MemoryLimit, ctx
 }
 
 // budgetFlag is a duration >= 0 in Go's form: 200ms, 1.5s, 2m.

@@ -10,10 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/lua/luatest"
 	"github.com/metronome-rt/metronome/lua/scripting"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 const checkAbout = `Check compiles every .fnl file and parses every .lua file under each PATH
@@ -69,7 +70,7 @@ func checkCommand() *command {
 					L := states[dir]
 					if L == nil {
 						L = scripting.NewState(scripting.Options{ScriptDir: dir, Fennel: compiler, Stdout: out.stderr,
-							Budget: budget, Context: ctx})
+							Budget: temporal.Duration(budget), Context: ctx})
 						states[dir] = L
 					}
 					_, err := scripting.LoadFile(L, file)

@@ -3,11 +3,11 @@ package bench
 import (
 	"context"
 	"testing"
-	"time"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/lua/scripting"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // withStdContext gives a state a plain context.WithCancel, the alternative
@@ -25,7 +25,7 @@ func withStdContext(L *lua.LState) (done func()) {
 // context check per instruction and of the governor's frames.
 func BenchmarkIntervalsBudget(b *testing.B) {
 	const n, hours = 10_000, 1.0
-	on := scripting.Options{Budget: time.Hour, DrainBudget: time.Hour, MemoryLimit: 1 << 40}
+	on := scripting.Options{Budget: temporal.Hour, DrainBudget: temporal.Hour, MemoryLimit: 1 << 40}
 	for _, peer := range []struct {
 		name   string
 		script []byte

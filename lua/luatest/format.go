@@ -18,7 +18,7 @@ func Verbose(r Result) string {
 	if r.Name == "" {
 		return fmt.Sprintf("%-4s %s", r.Status, r.where())
 	}
-	line := fmt.Sprintf("%-4s %s: %s (%s)", r.Status, r.where(), r.Name, r.Elapsed.Round(time.Microsecond))
+	line := fmt.Sprintf("%-4s %s: %s (%s)", r.Status, r.where(), r.Name, r.Elapsed.Std().Round(time.Microsecond))
 	if r.Status != Fail {
 		for _, l := range r.Logs {
 			line += "\n    log: " + l
@@ -152,7 +152,7 @@ func ReportJUnit(w io.Writer, results []Result) error {
 			doc.Suites = append(doc.Suites, junitSuite{Name: r.where()})
 		}
 		s := &doc.Suites[len(doc.Suites)-1]
-		c := junitCase{Name: r.Name, Classname: r.where(), File: r.File, Line: r.Line, Time: seconds(r.Elapsed)}
+		c := junitCase{Name: r.Name, Classname: r.where(), File: r.File, Line: r.Line, Time: seconds(r.Elapsed.Std())}
 		if len(r.Logs) > 0 {
 			c.SystemOut = strings.Join(r.Logs, "\n") + "\n"
 		}
@@ -185,7 +185,7 @@ func ReportJUnit(w io.Writer, results []Result) error {
 		var d time.Duration
 		for _, r := range results {
 			if r.where() == s.Name {
-				d += r.Elapsed
+				d += r.Elapsed.Std()
 			}
 		}
 		s.Time = seconds(d)

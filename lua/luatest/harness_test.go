@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/lua/scripting"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/report")
@@ -94,7 +95,7 @@ func TestHooksRunAroundEachTest(t *testing.T) {
 		t.Errorf("setup failure at line %d, want 29", r.Line)
 	}
 	for _, r := range results {
-		if r.Elapsed != time.Millisecond {
+		if r.Elapsed != temporal.Millisecond {
 			t.Errorf("%s: elapsed %v, want the 1ms between two readings of the clock", r.Name, r.Elapsed)
 		}
 	}

@@ -3,9 +3,10 @@ package luatest
 import (
 	"fmt"
 
-	"github.com/yuin/gopher-lua"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/lua/scripting"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // scope is the file or one describe block: its hooks, and the scope it is
@@ -135,7 +136,7 @@ func (s *suite) run(i int) Result {
 	}
 	t.done = true
 	res := t.res
-	res.Elapsed = s.now().Sub(start)
+	res.Elapsed = temporal.Duration(s.now().Sub(start))
 	return res
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/lua/scripting"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // runSource runs src as a test file in a host state with opts.
@@ -31,7 +32,7 @@ func runSource(t *testing.T, opts scripting.Options, src string) (string, []Resu
 
 // A test body's runaway tail call fails with a short traceback.
 func TestTailCallRunawayTraceback(t *testing.T) {
-	file, results := runSource(t, scripting.Options{Budget: 50 * time.Millisecond},
+	file, results := runSource(t, scripting.Options{Budget: 50 * temporal.Millisecond},
 		"test(\"tail\", function(t)\n  local function f() return f() end\n  f()\nend)\n")
 	want := []string{
 		"stack traceback:",
@@ -49,7 +50,7 @@ func TestTailCallRunawayTraceback(t *testing.T) {
 func TestErrorObjectWhoseToStringLoops(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // ends a hang
 	defer cancel()
-	file, results := runSource(t, scripting.Options{Budget: 50 * time.Millisecond, Context: ctx}, `
+	file, results := runSource(t, scripting.Options{Budget: 50 * temporal.Millisecond, Context: ctx}, `
 test("tostring", function(t) error(setmetatable({}, { __tostring = function() while true do end end })) end)
 test("next", function(t) t:ok(true) end)
 `)
@@ -86,7 +87,7 @@ test("deep", function(t) t:eq(nest(1000, 1), nest(1000, 2)) end)
 // t:eq on tables nested 100,000 deep compares them all, and reports as
 // briefly.
 func TestEqOnVeryDeepTables(t *testing.T) {
-	_, results := runSource(t, scripting.Options{Budget: 10 * time.Second}, `
+	_, results := runSource(t, scripting.Options{Budget: 10 * temporal.Second}, `
 local function nest(n, leaf) local v = leaf for i = 1, n do v = { v } end return v end
 test("deep", function(t) t:eq(nest(100000, 1), nest(100000, 2)) end)
 test("equal", function(t) t:eq(nest(100000, 1), nest(100000, 1)) end)
@@ -106,7 +107,7 @@ func TestEqRunsUnderTheBudget(t *testing.T) {
 	if err := os.WriteFile(file, []byte(`test("wide", function(t) t:eq(wide1, wide2) end)`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	base := HostStateWith(scripting.Options{Budget: 50 * time.Millisecond, Stdout: io.Discard})
+	base := HostStateWith(scripting.Options{Budget: 50 * temporal.Millisecond, Stdout: io.Discard})
 	factory := func(path string) (*Env, error) {
 		env, err := base(path)
 		if err != nil {
@@ -140,7 +141,7 @@ func TestRegistrationIsLinear(t *testing.T) {
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	factory := HostStateWith(scripting.Options{Budget: 30 * time.Second, Stdout: io.Discard})
+	factory := HostStateWith(scripting.Options{Budget: 30 * temporal.Second, Stdout: io.Discard})
 	results := runWith(t, factory, Options{Filter: "^t200000$"}, file)
 	if len(results) != 1 || results[0].Status != Pass {
 		t.Errorf("results %+v; want the last test, passing", results)
@@ -152,7 +153,7 @@ func TestRegistrationIsLinear(t *testing.T) {
 func TestErrorCheckOfATailCallRunaway(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, results := runSource(t, scripting.Options{Budget: 50 * time.Millisecond},
+	_, results := runSource(t, scripting.Options{Budget: 50 * temporal.Millisecond},
 		`test("tail", function(t) t:error(function() local function f() return f() end f() end) end)`)
 	runtime.ReadMemStats(&after)
 	if r := results[0]; r.Status != Fail || !strings.Contains(r.Message, "ran past its 50ms budget") {

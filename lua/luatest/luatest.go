@@ -17,6 +17,7 @@ import (
 
 	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/lua/scripting"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // Factory makes the state that the test file at path runs in, and what the
@@ -76,15 +77,15 @@ func (s Status) String() string {
 
 // Result is the outcome of one test, or of a test file that failed to load.
 type Result struct {
-	File    string        // the test file's path, as given to Run
-	Name    string        // the test's name; "" for a file that failed to load
-	Status  Status        //
-	Line    int           // for a failure, the line in File where it happened; 0 if unknown
-	Message string        // why the test failed, or the skip reason
-	Details []string      // lines that explain a failure: got / want, a traceback
-	Errored bool          // the failure is an error the test raised, not a failed check
-	Logs    []string      // what the test passed to t:log, in order
-	Elapsed time.Duration // wall time of the test with its hooks; 0 for a file that failed to load
+	File    string            // the test file's path, as given to Run
+	Name    string            // the test's name; "" for a file that failed to load
+	Status  Status            //
+	Line    int               // for a failure, the line in File where it happened; 0 if unknown
+	Message string            // why the test failed, or the skip reason
+	Details []string          // lines that explain a failure: got / want, a traceback
+	Errored bool              // the failure is an error the test raised, not a failed check
+	Logs    []string          // what the test passed to t:log, in order
+	Elapsed temporal.Duration // wall time of the test with its hooks; 0 for a file that failed to load
 }
 
 // Find expands paths into test files: a directory is searched recursively

@@ -112,7 +112,7 @@ func installBudget(L *lua.LState, opts Options) {
 	var g *governor
 	if opts.Budget > 0 || opts.DrainBudget > 0 || opts.MemoryLimit > 0 || opts.Context != nil {
 		g = &governor{
-			budget: max(opts.Budget, 0), drain: max(opts.DrainBudget, 0), memLimit: max(opts.MemoryLimit, 0),
+			budget: max(opts.Budget.Std(), 0), drain: max(opts.DrainBudget.Std(), 0), memLimit: max(opts.MemoryLimit, 0),
 			owner: -2, main: L, parent: opts.Context,
 		}
 		g.period = tickPeriod

@@ -7,10 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metronome-rt/metronome/temporal"
 	lua "github.com/yuin/gopher-lua"
 )
 
-const testBudget = 50 * time.Millisecond
+const testBudget = 50 * temporal.Millisecond
 
 // budgetState is a sandboxed state with opts' budgets, closed with the test.
 func budgetState(t *testing.T, opts Options) *lua.LState {
@@ -88,7 +89,7 @@ func TestBudgetContextKeepsTheContextRules(t *testing.T) {
 // runs on; should it pass there, the trip has no owner: the next callback
 // and the rest of the drain run as if it had not.
 func TestBudgetPassedBetweenCallbacksBlamesNoOne(t *testing.T) {
-	L := budgetState(t, Options{Budget: testBudget, DrainBudget: time.Hour})
+	L := budgetState(t, Options{Budget: testBudget, DrainBudget: temporal.Hour})
 	if err := chunk(t, L, `n = 0 function cb() n = n + 1 end`); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/metronome-rt/metronome/temporal"
 )
 
-const testBudget = 50 * time.Millisecond
+const testBudget = 50 * temporal.Millisecond
 
 // budgetState is a state on a host of its own with opts' budgets, closed
 // with the test. os.clock reads the host's time, which nothing moves.
@@ -119,7 +119,7 @@ func TestOccurrencesStopWithTheBudget(t *testing.T) {
 // A rule that matches once a day is expanded a day at a time, not a second
 // at a time: a million of its occurrences reach past 2262 within the budget.
 func TestOccurrencesOnceADay(t *testing.T) {
-	L, _ := budgetState(t, Options{Budget: time.Second})
+	L, _ := budgetState(t, Options{Budget: temporal.Second})
 	err := chunk(t, L, `local Temporal = require "temporal"
 		local rs = Temporal.recurrence_set{ dtstart = "2024-01-01T00:00:00", rrule = "FREQ=SECONDLY;BYHOUR=12;BYMINUTE=0;BYSECOND=0" }
 		rs:occurrences{ zone_id = "UTC", limit = 1000000 }`)
@@ -192,7 +192,7 @@ func TestDrainBudgetStopsEndlessDrains(t *testing.T) {
 	}
 	for name, src := range drains {
 		t.Run(name, func(t *testing.T) {
-			L, _ := budgetState(t, Options{Budget: time.Hour, DrainBudget: testBudget})
+			L, _ := budgetState(t, Options{Budget: temporal.Hour, DrainBudget: testBudget})
 			wantErr(t, chunk(t, L, src), "drain budget:", "ran past its 50ms budget after", "callbacks")
 		})
 	}
@@ -242,7 +242,7 @@ func TestNoBudgetNoContext(t *testing.T) {
 	if L.Context() != nil || sandbox.StopCheck(L) != nil {
 		t.Fatal("a state without budgets has a context")
 	}
-	L2, _ := budgetState(t, Options{Budget: time.Second})
+	L2, _ := budgetState(t, Options{Budget: temporal.Second})
 	if L2.Context() == nil {
 		t.Fatal("a state with a budget has no context")
 	}

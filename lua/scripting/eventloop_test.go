@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -24,7 +23,7 @@ func runLoopChunk(t *testing.T, opts Options, src string) error {
 // A callback that runs away meets the budget of the chunk that runs the
 // loop: on_error does not see it and the run ends with it.
 func TestEventLoopCallbackBudget(t *testing.T) {
-	err := runLoopChunk(t, Options{Budget: 20 * time.Millisecond}, `
+	err := runLoopChunk(t, Options{Budget: 20 * temporal.Millisecond}, `
 		local el = require("event-loop").new()
 		el:on_error(function() error("on_error saw a budget error") end)
 		el:set_timeout(function() while true do end end, 1)
@@ -37,7 +36,7 @@ func TestEventLoopCallbackBudget(t *testing.T) {
 
 // The drain budget ends a window that never ends by itself.
 func TestEventLoopDrainBudget(t *testing.T) {
-	err := runLoopChunk(t, Options{DrainBudget: 30 * time.Millisecond}, `
+	err := runLoopChunk(t, Options{DrainBudget: 30 * temporal.Millisecond}, `
 		local el = require("event-loop").new()
 		el:set_interval(function() end, 0)
 		el:advance(1e12)
@@ -99,7 +98,7 @@ func TestEventLoopSourceErrors(t *testing.T) {
 // run-all's loop limit counts microtasks: past it the error names the
 // microtask and what did not run stays queued.
 func TestEventLoopLimitCountsMicrotasks(t *testing.T) {
-	err := runLoopChunk(t, Options{DrainBudget: 300 * time.Millisecond}, `
+	err := runLoopChunk(t, Options{DrainBudget: 300 * temporal.Millisecond}, `
 		local loop = require("event-loop").new()
 		local n = 0
 		for i = 1, 120 do loop:queue_microtask(function() n = n + 1 end) end
@@ -133,7 +132,7 @@ func TestEventLoopZeroDelayChainStops(t *testing.T) {
 	} {
 		verb := c.verb
 		t.Run(verb, func(t *testing.T) {
-			err := runLoopChunk(t, Options{DrainBudget: 300 * time.Millisecond}, `
+			err := runLoopChunk(t, Options{DrainBudget: 300 * temporal.Millisecond}, `
 				local loop = require("event-loop").new()
 				local function chain()
 					loop:queue_microtask(function() loop:set_timeout(chain, 0) end)
@@ -156,7 +155,7 @@ func TestEventLoopZeroDelayChainStops(t *testing.T) {
 // next runs one timer and the microtasks after it: a microtask that
 // queues the next forever stops at the loop limit too.
 func TestEventLoopNextStopsAMicrotaskChain(t *testing.T) {
-	err := runLoopChunk(t, Options{DrainBudget: 300 * time.Millisecond}, `
+	err := runLoopChunk(t, Options{DrainBudget: 300 * temporal.Millisecond}, `
 		local loop = require("event-loop").new{ loop_limit = 50 }
 		local function again() loop:queue_microtask(again) end
 		loop:set_timeout(function() loop:queue_microtask(again) end, 5)

@@ -6,7 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // fennelDir holds Fennel scripts and fennel.lua, a stand-in compiler for a
@@ -127,7 +128,7 @@ func TestFennelMacrosAreSandboxed(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "'open'") {
 		t.Errorf("error %v: want io to be missing", err)
 	}
-	_, err = runFennel(t, Options{Budget: 100 * time.Millisecond}, fennelDir, "spin_macro.fnl")
+	_, err = runFennel(t, Options{Budget: 100 * temporal.Millisecond}, fennelDir, "spin_macro.fnl")
 	if err == nil || !strings.Contains(err.Error(), "budget") {
 		t.Errorf("error %v: want the budget to stop the macro", err)
 	}

@@ -3,8 +3,8 @@ package scripting
 import (
 	"context"
 	"testing"
-	"time"
 
+	"github.com/metronome-rt/metronome/temporal"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -52,7 +52,7 @@ func BenchmarkBudgetFire(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			opts := Options{}
 			if mode == "on" {
-				opts = Options{Budget: time.Hour, DrainBudget: time.Hour}
+				opts = Options{Budget: temporal.Hour, DrainBudget: temporal.Hour}
 			}
 			L := NewState(opts)
 			defer L.Close()

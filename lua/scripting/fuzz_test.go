@@ -190,7 +190,7 @@ const (
 // fuzzBudgets are the budgets a fuzzed script runs under: a runaway, a
 // drain that never ends and an allocation spree each end in a Lua error.
 func fuzzBudgets(o Options) Options {
-	o.Budget, o.DrainBudget, o.MemoryLimit = scriptDeadline, scriptDeadline, scriptHeapLimit
+	o.Budget, o.DrainBudget, o.MemoryLimit = temporal.Duration(scriptDeadline), temporal.Duration(scriptDeadline), scriptHeapLimit
 	return o
 }
 

@@ -55,11 +55,11 @@ type Options struct {
 	// Budget is the wall time each main chunk run with PCall, callback,
 	// test body and hook may take; a call inside another gets what is
 	// left of the outer one when that is less. 0: no budget.
-	Budget time.Duration
+	Budget temporal.Duration
 	// DrainBudget is the wall time one advance, update, step, next,
 	// run-all, run-to-last or jump call (or a Go call run with Drain) may
 	// take, across all the callbacks it runs. 0: no bound.
-	DrainBudget time.Duration
+	DrainBudget temporal.Duration
 	// MemoryLimit is how many bytes the Go heap may grow past its size at
 	// NewState while the state's Lua runs under PCall, Drain or a
 	// callback. 0: not watched.
