@@ -13,7 +13,7 @@ import (
 	"github.com/metronome-rt/metronome/temporal"
 )
 
-// Keyed timers (seed 001) on a runtime-scheduler or an app-host scheduler.
+// Keyed timers on a runtime-scheduler or an app-host scheduler.
 // A callback runs as a coroutine from a per-state pool, so that tick:wait
 // can suspend it across virtual time; a thread that ended normally is
 // reused (a new one costs about 23 us and 112 KB). Every timer of a state

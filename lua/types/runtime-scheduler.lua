@@ -135,7 +135,7 @@
 
 ---@alias RuntimeScheduler.Overrun "skip-late-ticks"|"catch-up-bounded"|"delay-next-tick"
 
----A keyed repeating timer (seed 001). Give each key in one spelling.
+---A keyed repeating timer. Give each key in one spelling.
 ---@class RuntimeScheduler.TimerOptions
 ---@field key string non-empty; scoped to the owner
 ---@field interval Temporal.Duration > 0
@@ -194,7 +194,7 @@
 ---@field ["owned?"] fun(self: RuntimeScheduler.Owner): boolean this process owns it now (always true outside a cluster)
 ---@field is_owned fun(self: RuntimeScheduler.Owner): boolean
 
----A per-key debouncer (seed 004). Give each key in one spelling.
+---A per-key debouncer. Give each key in one spelling.
 ---@class RuntimeScheduler.DebouncerOptions
 ---@field timeout Temporal.Duration a fresh key fires this long after its first touch
 ---@field ["busy-timeout"]? Temporal.Duration later touches push the wake-up this far; default timeout
