@@ -83,7 +83,7 @@
 // nothing is pending, the host is paused, RunnerOptions.Until is reached
 // or Quit is called (Stopped says which). Its Next only asks how long until
 // the next step; Step moves the host. It is a driver.Steppable, so
-// runtime/driver's Run steps it in wall time; RunVirtual runs the same loop
+// runtime/driver's Run steps it in wall time; driver.RunVirtual runs the same loop
 // in virtual time, without sleeping.
 //
 // # Concurrency

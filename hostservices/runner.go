@@ -1,8 +1,6 @@
 package hostservices
 
 import (
-	"context"
-
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -60,7 +58,7 @@ func (r StopReason) String() string {
 // Runner moves a Host from due item to due item: with no facet registered,
 // straight to the next deadline; with facets, frame by frame, on a grid of
 // RunnerOptions.Frame. Next and Step make it the target of runtime/driver's
-// Run, which steps it in wall time; RunVirtual runs the same loop in
+// Run, which steps it in wall time; driver.RunVirtual runs the same loop in
 // virtual time, without sleeping.
 //
 // The grid starts one frame after the first Next that sees a facet, and
@@ -188,24 +186,4 @@ func (r *Runner) Step(elapsed temporal.Duration) error {
 		}
 	}
 	return nil
-}
-
-// RunVirtual is the loop of driver.Run without the sleeping: it steps the
-// host by each wait Next asks for, at once, until Next reports false
-// (Stopped says why). It returns nil then, a step's error, or ctx.Err(),
-// checked before each step. It suits a host on a clock that does not move
-// by itself, such as temporal.Fixed: the host's time, not the wall's, runs.
-func (r *Runner) RunVirtual(ctx context.Context) error {
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		wait, ok := r.Next()
-		if !ok {
-			return nil
-		}
-		if err := r.Step(wait); err != nil {
-			return err
-		}
-	}
 }

@@ -199,7 +199,7 @@ func TestRunnerPaused(t *testing.T) {
 	g.once("pause", 15*ms, func() { g.h.SetPaused(true) })
 	g.once("after", 40*ms)
 	g.facet("f")
-	if err := g.r.RunVirtual(t.Context()); err != nil || g.r.Stopped() != hostservices.StopPaused {
+	if err := driver.RunVirtual(t.Context(), g.r); err != nil || g.r.Stopped() != hostservices.StopPaused {
 		t.Fatalf("RunVirtual = %v, Stopped %v; want nil, paused", err, g.r.Stopped())
 	}
 	// The pause takes effect from the next frame: the frame that paused ends.
@@ -209,7 +209,7 @@ func TestRunnerPaused(t *testing.T) {
 	g.h.SetPaused(false)
 	g.h.Unregister("f")
 	g.log = nil
-	if err := g.r.RunVirtual(t.Context()); err != nil || g.r.Stopped() != hostservices.StopIdle {
+	if err := driver.RunVirtual(t.Context(), g.r); err != nil || g.r.Stopped() != hostservices.StopIdle {
 		t.Fatalf("RunVirtual = %v, Stopped %v; want nil, idle", err, g.r.Stopped())
 	}
 	if want := ran("after@40ms"); !slices.Equal(g.log, want) {
@@ -224,7 +224,7 @@ func TestRunnerQuit(t *testing.T) {
 	g.once("quit", 15*ms, g.r.Quit)
 	g.once("never", 25*ms)
 	g.facet("f")
-	if err := g.r.RunVirtual(t.Context()); err != nil || g.r.Stopped() != hostservices.StopQuit {
+	if err := driver.RunVirtual(t.Context(), g.r); err != nil || g.r.Stopped() != hostservices.StopQuit {
 		t.Fatalf("RunVirtual = %v, Stopped %v; want nil, quit", err, g.r.Stopped())
 	}
 	if want := ran("f@10ms", "quit@15ms", "f@20ms"); !slices.Equal(g.log, want) {
@@ -240,7 +240,7 @@ func TestRunnerIdle(t *testing.T) {
 	if g.r.Stopped() != hostservices.StopNone {
 		t.Fatalf("Stopped before any Next = %v", g.r.Stopped())
 	}
-	if err := g.r.RunVirtual(t.Context()); err != nil || g.r.Stopped() != hostservices.StopIdle || g.h.Scheduler().Elapsed() != 0 {
+	if err := driver.RunVirtual(t.Context(), g.r); err != nil || g.r.Stopped() != hostservices.StopIdle || g.h.Scheduler().Elapsed() != 0 {
 		t.Fatalf("RunVirtual = %v, Stopped %v, elapsed %v; want nil, idle, 0", err, g.r.Stopped(), g.h.Scheduler().Elapsed())
 	}
 	// A cancelled job leaves nothing pending.
@@ -261,18 +261,18 @@ func TestRunnerErrorsAndContext(t *testing.T) {
 	g.once("after", 2*ms)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := g.r.RunVirtual(ctx); !errors.Is(err, context.Canceled) || g.h.Scheduler().Elapsed() != 0 {
+	if err := driver.RunVirtual(ctx, g.r); !errors.Is(err, context.Canceled) || g.h.Scheduler().Elapsed() != 0 {
 		t.Fatalf("RunVirtual(cancelled) = %v at %v; want context.Canceled before any step", err, g.h.Scheduler().Elapsed())
 	}
 	var je *sched.JobError
-	if err := g.r.RunVirtual(t.Context()); !errors.As(err, &je) || !errors.Is(err, boom) {
+	if err := driver.RunVirtual(t.Context(), g.r); !errors.As(err, &je) || !errors.Is(err, boom) {
 		t.Fatalf("RunVirtual = %v, want the job's error in a *sched.JobError", err)
 	}
 	if g.r.Stopped() != hostservices.StopNone || len(g.log) != 0 {
 		t.Fatalf("Stopped %v, ran %q after a job's error", g.r.Stopped(), g.log)
 	}
 	// The run goes on from the failed job's deadline.
-	if err := g.r.RunVirtual(t.Context()); err != nil || !slices.Equal(g.log, ran("after@2ms")) {
+	if err := driver.RunVirtual(t.Context(), g.r); err != nil || !slices.Equal(g.log, ran("after@2ms")) {
 		t.Fatalf("RunVirtual = %v, ran %q", err, g.log)
 	}
 }
@@ -316,7 +316,7 @@ func TestRunnerInRealTime(t *testing.T) {
 
 	virtual := newRunnerRig(t, opts)
 	scenario(virtual, func() string { return "" })
-	if err := virtual.r.RunVirtual(t.Context()); err != nil || virtual.r.Stopped() != hostservices.StopUntil {
+	if err := driver.RunVirtual(t.Context(), virtual.r); err != nil || virtual.r.Stopped() != hostservices.StopUntil {
 		t.Fatalf("RunVirtual = %v, Stopped %v", err, virtual.r.Stopped())
 	}
 	if want := ran("tick@25ms", "tick@50ms", "f@60ms", "f@70ms", "tick@75ms", "f@80ms"); !slices.Equal(virtual.log, want) {
@@ -376,7 +376,7 @@ func TestRunnerCallsResumeAPausedHost(t *testing.T) {
 
 // A host with a facet runs frame by frame on its grid until Until; the job
 // due at 25ms runs in the frame that crosses it.
-func ExampleRunner_RunVirtual() {
+func ExampleRunner_virtual() {
 	h := hostservices.New(temporal.Fixed(temporal.FromUnixNano(0)))
 	h.ScheduleOnce(25*temporal.Millisecond, func() error {
 		fmt.Println("job at", h.Scheduler().Elapsed().DecimalSeconds())
@@ -391,7 +391,7 @@ func ExampleRunner_RunVirtual() {
 		fmt.Println(err)
 		return
 	}
-	if err := r.RunVirtual(context.Background()); err != nil {
+	if err := driver.RunVirtual(context.Background(), r); err != nil {
 		fmt.Println(err)
 		return
 	}
