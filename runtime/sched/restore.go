@@ -311,7 +311,7 @@ func parseSnapshot(method string, snap *Snapshot) (*plan, error) {
 			if j.due, err = dur(param("due"), sj.Due); err != nil {
 				return nil, err
 			}
-			if j.due < 0 && sj.Kind != "timer" {
+			if j.due < 0 && sj.Kind != "timer" && (sj.Kind != "recurrence" || sj.CatchUp == 0) {
 				return nil, bad(param("due"), "a duration >= 0 (a pending deadline is not before now)", sj.Due, nil)
 			}
 		}

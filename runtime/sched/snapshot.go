@@ -38,9 +38,9 @@ package sched
 // and the last scheduled and delivery indices; "owner" is the id of an
 // owner in "owners" (a lease: its length, deadline and authority), absent
 // for the scheduler's or a group's own owner. A job restored after
-// downtime and not yet caught up has "catch-up" (fires left at "due") and
-// "after" (an interval's deadline after them; where a recurrence goes on
-// from). Unknown fields and a newer version are errors.
+// downtime and not yet caught up has "catch-up" (fires left, due now; a
+// recurrence's "due" is then its missed occurrence) and "after" (an
+// interval's deadline after them; where a recurrence goes on from). Unknown fields and a newer version are errors.
 
 import (
 	"cmp"
@@ -169,7 +169,7 @@ func (s *Scheduler) Snapshot() (Snapshot, error) {
 	if err := s.check(name); err != nil {
 		return Snapshot{}, err
 	}
-	snap := Snapshot{Version: SnapshotVersion, Now: s.Now().String(), Seq: s.seq, Jobs: []SnapshotJob{}}
+	snap := Snapshot{Version: SnapshotVersion, Now: s.Now().String(), Seq: s.seq, Jobs: make([]SnapshotJob, 0, s.q.Len())}
 	var refused []Refused
 	refuse := func(j Job, why string) { refused = append(refused, Refused{Job: j, Reason: why}) }
 	type entry struct {
@@ -179,11 +179,18 @@ func (s *Scheduler) Snapshot() (Snapshot, error) {
 		p    ref
 	}
 	var es []entry
+	dues := make([]int64, 0, s.q.Len()) // each job's deadline, beside snap.Jobs, for the order
 	s.q.Each(func(id timerq.ID, when int64, key uint64, p ref) bool {
 		if key&tagMask != tagTimer {
 			es = append(es, entry{when, key, id, p})
 		}
 		return true
+	})
+	slices.SortFunc(es, func(a, b entry) int {
+		if c := cmp.Compare(a.when, b.when); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.key, b.key)
 	})
 	if s.inJob && s.curKey&tagMask == tagSpawn {
 		refuse(s.curExt.job(s.curKey), "a running task: its steps are code, not data")
@@ -234,12 +241,16 @@ func (s *Scheduler) Snapshot() (Snapshot, error) {
 				sj.ExDate = append(sj.ExDate, l.String())
 			}
 			sj.Zone, sj.Disambiguation = r.spec.Zone, r.spec.Disambiguation.String()
+			if tag == tagLate {
+				sj.Due = s.offset(s.sinceEpoch(r.nextAt)) // the missed occurrence
+			}
 			sj.Index = r.fired + 1
 			if r.limit > 0 {
 				sj.LimitLeft = r.limit - r.fired
 			}
 		}
 		snap.Jobs = append(snap.Jobs, sj)
+		dues = append(dues, e.when)
 	}
 	var timers []*Timer
 	if s.keyed != nil {
@@ -306,13 +317,15 @@ func (s *Scheduler) Snapshot() (Snapshot, error) {
 		if t.ext.group != nil {
 			sj.Group = t.ext.group.name
 		}
+		due := int64(math.MaxInt64) // not queued: its lease lapsed
 		if t.queued {
-			when, _, _, _ := s.q.Get(t.qid)
-			sj.Due = s.offset(when)
+			due, _, _, _ = s.q.Get(t.qid)
+			sj.Due = s.offset(due)
 		}
 		snap.Jobs = append(snap.Jobs, sj)
+		dues = append(dues, due)
 	}
-	sortJobs(snap.Jobs)
+	snap.Jobs = sortJobs(snap.Jobs, dues)
 	if len(refused) > 0 {
 		slices.SortStableFunc(refused, func(a, b Refused) int { return cmp.Compare(a.ID, b.ID) })
 		return snap, &SnapshotError{Method: name, Jobs: refused}
@@ -324,27 +337,33 @@ func (s *Scheduler) Snapshot() (Snapshot, error) {
 // scheduler's or a group's own.
 func leased(o *Owner) bool { return o.lease > 0 || o.adm != nil }
 
-// sortJobs orders jobs by deadline, then creation; a timer without one
-// (its lease lapsed) comes last.
-func sortJobs(jobs []SnapshotJob) {
-	due := func(sj SnapshotJob) (int64, bool) {
-		d, err := temporal.ParseDuration(sj.Due)
-		return int64(d), err == nil
+// sortJobs returns jobs ordered by deadline (dues), then creation; a
+// timer without one comes last.
+func sortJobs(jobs []SnapshotJob, dues []int64) []SnapshotJob {
+	type pos struct {
+		due int64
+		seq uint64
+		i   int
 	}
-	slices.SortStableFunc(jobs, func(a, b SnapshotJob) int {
-		da, oka := due(a)
-		db, okb := due(b)
-		switch {
-		case oka != okb:
-			if oka {
-				return -1
-			}
-			return 1
-		case da != db:
-			return cmp.Compare(da, db)
+	order := make([]pos, len(jobs))
+	for i := range jobs {
+		order[i] = pos{dues[i], jobs[i].Seq, i}
+	}
+	by := func(a, b pos) int {
+		if c := cmp.Compare(a.due, b.due); c != 0 {
+			return c
 		}
-		return cmp.Compare(a.Seq, b.Seq)
-	})
+		return cmp.Compare(a.seq, b.seq)
+	}
+	if slices.IsSortedFunc(order, by) {
+		return jobs
+	}
+	slices.SortFunc(order, by)
+	out := make([]SnapshotJob, len(jobs))
+	for k, p := range order {
+		out[k] = jobs[p.i]
+	}
+	return out
 }
 
 // offset returns the deadline at (ns after the epoch) as text: a duration

@@ -434,3 +434,25 @@ func TestRestoreContinuesExactly(t *testing.T) {
 		}
 	})
 }
+
+// A catch-up not yet run is saved too: restored again at once, the run
+// goes on as from the first restore.
+func TestRestoreKeepsAPendingCatchUp(t *testing.T) {
+	a := newSaveSys(epoch)
+	must(a.s.ScheduleEveryWith(sched.Every{Interval: 10 * ms, Count: 6}, a.fn("regen"), sched.WithName("regen")))
+	set := must(temporal.NewRecurrenceSet(temporal.RecurrenceSpec{DTStart: must(temporal.ParseLocalDateTime("2000-01-01T00:00:01")),
+		RRules: []string{"FREQ=SECONDLY"}}))
+	must(a.s.ScheduleRecurrence(sched.Recurrence{Set: set, Zone: "UTC", Limit: 9}, a.handlers()["daily"].(sched.RecurrenceFunc), sched.WithName("daily")))
+	snap := must(a.s.Snapshot())
+	for _, misfire := range []string{"fire-once", "fire-all"} {
+		b := newSaveSys(must(epoch.Add(3500 * ms)))
+		if _, err := b.s.Restore(snap, sched.RestoreOptions{Handlers: b.handlers(), Misfire: misfire, MaxCatchUpTicks: 2}); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := roundTrip(t, b, sched.RestoreOptions{})
+		log := sameContinuation(t, b, c, func(y *saveSys) { must(0, y.s.Advance(10*temporal.Second)) })
+		if len(log) < 10 {
+			t.Fatalf("%s: %q", misfire, log)
+		}
+	}
+}
