@@ -54,6 +54,8 @@ type Scheduler struct {
 	observer func(Fire)
 
 	keyed *keyedState // keyed timers (keyed.go); nil until the first
+
+	late map[uint64]*late // restored jobs' catch-ups by queue key (restore.go)
 }
 
 // Fire describes one callback about to run, or, with Event set, pending
@@ -267,7 +269,7 @@ func (s *Scheduler) ScheduleRecurrence(r Recurrence, fn RecurrenceFunc, opts ...
 		return Handle{}, &CallError{Method: name, Err: err}
 	}
 	e := s.newExt(opts)
-	e.rec = &recurrence{fn: fn, it: it, limit: r.Limit, nextAt: at}
+	e.rec = &recurrence{spec: r, fn: fn, it: it, limit: r.Limit, nextAt: at}
 	return s.pushExt(name, int64(d), tagRecurrence, e, jobFn{})
 }
 
