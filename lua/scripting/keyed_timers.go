@@ -468,17 +468,7 @@ func registerTimer(L *lua.LState, o *sched.Owner, fn string) {
 	cb := opts.function("callback")
 	// A callback that declares no parameter cannot read its tick: its
 	// generation is the function alone.
-	var data any = cb
-	switch {
-	case !cannotSeeArgs(cb) && (cb.IsG || isLeaf(cb)):
-		// A Go function runs as a plain call too: gopher-lua cannot start
-		// a coroutine on one, and it cannot reach tick:wait.
-		data = leafTickCallback{cb}
-	case !cannotSeeArgs(cb):
-		data = &timerRunner{fn: cb}
-	case isLeaf(cb):
-		data = leafCallback{cb}
-	}
+	data := timerData(cb)
 	t, err := o.RegisterTimer(string(key), sched.TimerOptions{Interval: iv, Delay: delay, Overrun: ov, OnCancel: onCancel, Label: where(L), Name: opts.label(), Data: data}, keyedOf(L).fire)
 	raiseError(L, luaCall{fn, 2, true}, err)
 	ud := L.NewUserData()

@@ -46,11 +46,13 @@ type RestoreOptions struct {
 	Skip bool
 }
 
-// TimerHandler binds a keyed timer's label to its handler and its
-// OnCancel cleanup, for a timer saved with one.
+// TimerHandler binds a keyed timer's label to its handler, its OnCancel
+// cleanup (for a timer saved with one) and the Data its ticks carry
+// (TimerOptions.Data).
 type TimerHandler struct {
 	Fn       TimerFunc
 	OnCancel func() error
+	Data     any
 }
 
 // Restore builds snap's pending work in this scheduler, which must have
@@ -241,6 +243,7 @@ type planJob struct {
 	rfn   RecurrenceFunc
 	tfn   TimerFunc
 	onCxl func() error
+	data  any // a keyed timer's TimerHandler.Data
 	group *Group
 	owner *Owner
 }
@@ -487,7 +490,7 @@ func (s *Scheduler) bind(j *planJob, opts *RestoreOptions) string {
 		case func(*Tick) error:
 			j.tfn = f
 		case TimerHandler:
-			j.tfn, j.onCxl = f.Fn, f.OnCancel
+			j.tfn, j.onCxl, j.data = f.Fn, f.OnCancel, f.Data
 		default:
 			want = "a TimerFunc or a TimerHandler"
 		}
@@ -711,8 +714,8 @@ func (s *Scheduler) restoreTimer(j *planJob, misfire int) {
 	}
 	sl.gen = sj.Generation
 	*t = Timer{s: s, owner: o, slot: sl, delayed: c.Overrun.Policy == cadence.DelayNextTick, key: sj.Seq<<tagBits | tagTimer,
-		fn: j.tfn, onCancel: j.onCxl, cad: cad}
-	t.ext = jobExt{group: o.group, label: sj.Where, name: sj.Label}
+		fn: j.tfn, onCancel: j.onCxl, data: j.data, cad: cad}
+	t.ext = jobExt{group: o.group, label: sj.Where, name: sj.Label, data: j.data}
 	if sj.Label == sj.Key {
 		t.ext.name = ""
 	}

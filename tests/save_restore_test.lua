@@ -1,0 +1,286 @@
+-- Save and restore: a run restored from a snapshot goes on exactly as the
+-- uninterrupted run does (the same callbacks, instants, arguments, tick
+-- indices and trace); refusals name the job and change nothing; misfire
+-- policies after downtime.
+local Temporal = require "temporal"
+local RS = require "runtime-scheduler"
+
+local T0 = Temporal.instant.parse("2000-01-01T00:00:00Z")
+local function ms(n) return Temporal.duration{ milliseconds = n } end
+local function new(at) return RS.create{ clock = Temporal.clock.fixed(at or T0) } end
+
+-- handlers returns the callbacks of every label, each writing log.
+local function handlers(s, log)
+  local function note(text) log[#log + 1] = tostring(s:now()) .. " " .. text end
+  return {
+    bomb = function() note("bomb") end,
+    regen = function() note("regen") end,
+    tie = function() note("tie") end,
+    spawner = function()
+      note("spawner")
+      s:schedule_once{ delay = ms(7), label = "bomb", callback = function() note("bomb") end }
+    end,
+    daily = function(p) note(string.format("daily %s #%d", tostring(p["scheduled-at"]), p["occurrence-index"])) end,
+    poison = function(tick)
+      note(string.format("poison %d/%d/%d gen %d", tick["delivery-index"], tick["scheduled-index"],
+        tick["skipped-ticks"], tick.generation))
+    end,
+    slow = function(tick)
+      note("slow " .. tick["delivery-index"])
+      tick:wait(ms(3))
+      note("slow end " .. tick["delivery-index"])
+    end,
+  }
+end
+
+-- workload schedules one of each kind on s, labelled as handlers names them.
+local function workload(s, h)
+  s:schedule_once{ delay = ms(4500), label = "bomb", callback = h.bomb }
+  s:schedule_every{ interval = ms(1000), count = 5, label = "regen", callback = h.regen }
+  s:schedule_once{ delay = ms(3000), label = "tie", callback = h.tie }   -- ties with regen's third fire
+  s:schedule_every{ interval = ms(2500), label = "spawner", callback = h.spawner }
+  s:register_timer{ key = "poison", interval = ms(700), callback = h.poison }
+  s:register_timer{ key = "slow", interval = ms(1100), overrun = "catch-up-bounded",
+                    ["max-catch-up-ticks"] = 2, callback = h.slow }
+end
+
+-- traced returns s's trace records as text.
+local function traced(s)
+  local out = {}
+  for _, r in ipairs(s:trace()) do
+    out[#out + 1] = string.format("%s %s %s #%d %s %s/%s", r.event, tostring(r.at), r.kind, r.id,
+      tostring(r.label), tostring(r["scheduled-index"]), tostring(r["delivery-index"]))
+  end
+  return out
+end
+
+-- compare runs steps on an uninterrupted scheduler and on one restored
+-- from its snapshot after `before`, and checks both continuations match.
+local function compare(t, setup, before, steps, via_text)
+  local log1 = {}
+  local s1 = new()
+  local h1 = handlers(s1, log1)
+  setup(s1, h1)
+  for _, d in ipairs(before) do s1:advance(d) end
+  local snap = s1:snapshot()
+  if via_text then snap = RS.encode(snap) end
+  local n0 = #log1
+  local snap_now = tostring(s1:now())
+  s1:trace(true)
+  for _, d in ipairs(steps) do s1:advance(d) end
+
+  local log2 = {}
+  local s2 = new()
+  t:eq(s2:restore(snap, { handlers = handlers(s2, log2) }), true)
+  t:eq(tostring(s2:now()), snap_now)
+  s2:trace(true)
+  for _, d in ipairs(steps) do s2:advance(d) end
+  local after = {}
+  for i = n0 + 1, #log1 do after[#after + 1] = log1[i] end
+  t:ok(#after > 0, "the uninterrupted run fires after the snapshot")
+  t:eq(log2, after)
+  t:eq(traced(s2), traced(s1))
+  t:eq(s2:count(), s1:count())
+end
+
+test("once, every with a count, keyed timers: the restored run goes on as the uninterrupted one", function(t)
+  compare(t, workload, { ms(1200), ms(900) }, { ms(400), ms(1000), ms(2600), ms(3000) })
+end)
+
+test("a snapshot taken mid-tie and through JSON text restores the same order", function(t)
+  compare(t, workload, { ms(2999) }, { ms(1), ms(5000) }, true)
+end)
+
+test("a DST-crossing recurrence keeps its occurrence index and local time", function(t)
+  local start = Temporal.instant.parse("2024-03-08T12:00:00Z")
+  local rs = Temporal["recurrence-set"]{ dtstart = "2024-03-08T09:00:00", rrule = "FREQ=DAILY" }
+  local hour = Temporal.duration{ hours = 1 }
+  local function setup(s, h)
+    s:schedule_recurrence{ ["recurrence-set"] = rs, ["zone-id"] = "America/New_York", label = "daily",
+                           limit = 5, callback = h.daily }
+  end
+  local log1, log2 = {}, {}
+  local s1 = new(start)
+  setup(s1, handlers(s1, log1))
+  s1:advance(hour * 24)                -- one occurrence, then the snapshot before the DST change
+  local snap = RS.decode(RS.encode(s1:snapshot()))
+  t:eq(snap.jobs[1]["limit-left"], 4)
+  t:eq(snap.jobs[1].index, 2)
+  local n0 = #log1
+  s1:advance(hour * 24 * 7)
+  local s2 = new(start)
+  s2:restore(snap, { handlers = handlers(s2, log2) })
+  s2:advance(hour * 24 * 7)
+  local after = {}
+  for i = n0 + 1, #log1 do after[#after + 1] = log1[i] end
+  t:eq(#after, 4)
+  t:eq(log2, after)
+  t:eq(log2[2], "2024-03-10T13:00:00Z daily 2024-03-10T13:00:00Z #3")   -- 09:00 EDT
+end)
+
+test("the snapshot is a plain table; encode is stable JSON text; decode reads it back", function(t)
+  local s = new()
+  workload(s, handlers(s, {}))
+  s:advance(ms(1500))
+  local snap = s:snapshot()
+  local function plain(v)
+    local ty = type(v)
+    if ty == "table" then
+      for k, x in pairs(v) do
+        if not plain(k) or not plain(x) then return false end
+      end
+      return true
+    end
+    return ty == "string" or ty == "number" or ty == "boolean"
+  end
+  t:ok(plain(snap))
+  t:eq(snap.version, 1)
+  t:eq(snap.now, "2000-01-01T00:00:01.5Z")
+  local text = RS.encode(snap)
+  t:eq(type(text), "string")
+  t:eq(RS.encode(RS.decode(text)), text)
+  t:eq(RS.decode(text), snap)
+  t:eq(s:snapshot(), snap)          -- snapshot changes nothing
+  local kinds = {}
+  for _, j in ipairs(snap.jobs) do kinds[#kinds + 1] = j.kind .. ":" .. j.label end
+  t:eq(kinds, { "every:regen", "timer:poison", "timer:slow", "every:spawner", "once:tie", "once:bomb" })
+end)
+
+-- Refusals
+
+test("a job without a label and a waiting spawn refuse the snapshot, naming each", function(t)
+  local s = new()
+  s:schedule_once{ delay = ms(10), callback = function() end }
+  s:schedule_once{ delay = ms(20), label = "bomb", callback = function() end }
+  s:spawn(function() s:wait(ms(5)) end)
+  t:error(function() s:snapshot() end, "snapshot: 2 jobs cannot be saved or restored (leave them out with { skip = true }): once #1 scheduled at")
+  t:error(function() s:snapshot() end, "no label to bind its callback to again")
+  t:error(function() s:snapshot() end, "spawn #3")
+  local snap, left = s:snapshot{ skip = true }
+  t:eq(#snap.jobs, 1)
+  t:eq(snap.jobs[1].label, "bomb")
+  t:eq(#left, 2)
+  t:eq(left[1].kind, "once")
+  t:eq(left[1].id, 1)
+  t:ok(left[1].where:find("save_restore_test.lua", 1, true))
+  t:eq(left[2].kind, "spawn")
+  t:eq(s:count(), 3)
+end)
+
+test("restore refuses a missing handler and a busy scheduler, and changes nothing", function(t)
+  local s = new()
+  workload(s, handlers(s, {}))
+  s:advance(ms(100))
+  local snap = s:snapshot()
+  local s2 = new()
+  local hs = handlers(s2, {})
+  hs.bomb = nil
+  t:error(function() s2:restore(snap, { handlers = hs }) end,
+    "restore: 1 job cannot be saved or restored (leave them out with { skip = true }): once #1 'bomb' scheduled at")
+  t:error(function() s2:restore(snap, { handlers = hs }) end, "no handler for its label \"bomb\"")
+  t:eq(s2:count(), 0)
+  t:eq(tostring(s2:now()), tostring(T0))
+  local ok, left = s2:restore(snap, { handlers = hs, skip = true })
+  t:eq(ok, true)
+  t:eq(#left, 1)
+  t:eq(left[1].label, "bomb")
+  t:eq(s2:count(), s:count() - 1)
+  -- s2 now has work pending: a second restore is refused.
+  t:error(function() s2:restore(snap, { handlers = handlers(s2, {}) }) end, "pending in the scheduler restored into")
+end)
+
+test("bad input: clear errors naming restore, the option and what it wants", function(t)
+  local s = new()
+  local snap = s:snapshot()
+  t:error(function() s:restore(42, { handlers = {} }) end, "bad argument #2 to 'restore'")
+  t:error(function() s:restore(snap) end, "bad argument #3 to 'restore' (option table expected, got nil)")
+  t:error(function() s:restore(snap, {}) end, ":handlers must be a table of label = function")
+  t:error(function() s:restore(snap, { handlers = {}, misfire = "later" }) end,
+    ':misfire must be "fire-once", "fire-all" or "skip"')
+  t:error(function() s:restore(snap, { handlers = { x = 1 } }) end, ':handlers["x"] must be a function')
+  t:error(function() s:restore(snap, { handlers = {}, skip = "yes" }) end, ":skip must be a boolean")
+  t:error(function() s:restore(snap, { handlers = {}, frobnicate = 1 }) end, "unknown option :frobnicate")
+  t:error(function() s:restore("{", { handlers = {} }) end, "restore: not a snapshot's JSON text")
+  t:error(function() RS.decode('{"version": 99, "now": "2000-01-01T00:00:00Z", "seq": 0, "jobs": []}') end,
+    "decode: snapshot field version: want a snapshot version from 1 to 1")
+  t:error(function() RS.decode('{"version": 1, "now": "2000-01-01T00:00:00Z", "seq": 0, "jobs": [], "extra": 1}') end,
+    'decode: not a snapshot\'s JSON text: json: unknown field "extra"')
+  t:error(function() RS.encode({ version = 1, now = "2000-01-01T00:00:00Z", jobs = { { kind = "once", f = print } } }) end,
+    "snapshot.jobs[1].f: a string, number, boolean or table expected, got function")
+  t:error(function() RS.decode(5) end, "bad argument #1 to 'decode' (snapshot text (a string) expected, got number")
+  t:error(function() s:snapshot{ skip = 1 } end, ":skip must be a boolean")
+  t:eq(s:count(), 0)
+end)
+
+-- Misfire after downtime: the restoring scheduler's now is later.
+
+local function misfired(policy)
+  local s = new()
+  local h = handlers(s, {})
+  s:schedule_once{ delay = ms(500), label = "bomb", callback = h.bomb }
+  s:schedule_every{ interval = ms(100), label = "regen", callback = h.regen }
+  s:register_timer{ key = "poison", interval = ms(200), callback = h.poison }
+  s:advance(ms(50))
+  local snap = s:snapshot()
+  local log = {}
+  local s2 = new(T0 + ms(1050))       -- down for one second
+  s2:restore(snap, { handlers = handlers(s2, log), misfire = policy })
+  s2:advance(ms(0))
+  return log, s2
+end
+
+test("misfire fire-once (the default): each missed job fires once at restore, then keeps its grid", function(t)
+  local log = misfired()
+  t:eq(log, {   -- due together at restore: in creation order
+    "2000-01-01T00:00:01.05Z bomb",
+    "2000-01-01T00:00:01.05Z regen",
+    "2000-01-01T00:00:01.05Z poison 1/5/4 gen 1",
+  })
+  t:eq(misfired("fire-once"), log)
+end)
+
+test("misfire fire-all: every missed run, in order, at restore", function(t)
+  local log = misfired("fire-all")
+  local regen = 0
+  for _, l in ipairs(log) do if l:find("regen") then regen = regen + 1 end end
+  t:eq(regen, 10)                     -- 100, 200, ..., 1000
+  t:eq(log[1], "2000-01-01T00:00:01.05Z bomb")
+end)
+
+test("misfire skip: missed runs are dropped; a keyed timer counts them", function(t)
+  local log, s2 = misfired("skip")
+  t:eq(log, {})
+  s2:advance(ms(200))
+  t:eq(log, {
+    "2000-01-01T00:00:01.1Z regen",
+    "2000-01-01T00:00:01.2Z regen",
+    "2000-01-01T00:00:01.2Z poison 1/6/5 gen 1",
+  })
+end)
+
+test("hs:snapshot keeps the host's pause state and its jobs; hs:restore puts them back", function(t)
+  local services = require "app-host.services"
+  local hs = services["make-scheduler"]{ clock = Temporal.clock.fixed(T0) }
+  local log1, log2 = {}, {}
+  local function hands(h, log)
+    return {
+      bomb = function() log[#log + 1] = tostring(h:now()) .. " bomb" end,
+      poison = function(tick) log[#log + 1] = tostring(h:now()) .. " poison " .. tick["delivery-index"] end,
+    }
+  end
+  local h1 = hands(hs, log1)
+  hs:schedule_once{ delay = ms(30), label = "bomb", callback = h1.bomb }
+  hs:register_timer{ key = "poison", interval = ms(20), callback = h1.poison }
+  hs:step(25)
+  hs:set_paused(true)
+  local snap = hs:snapshot()
+  t:eq(snap.paused, true)
+  hs:step(50)
+  local hs2 = services["make-scheduler"]{ clock = Temporal.clock.fixed(T0) }
+  t:eq(hs2:restore(RS.encode(snap), { handlers = hands(hs2, log2) }), true)
+  t:eq(hs2["paused?"](hs2), true)
+  hs2:update(50)                      -- paused: nothing moves
+  t:eq(log2, {})
+  hs2:step(50)
+  t:eq(log2, { log1[2], log1[3], log1[4] })
+end)
