@@ -284,3 +284,78 @@ test("hs:snapshot keeps the host's pause state and its jobs; hs:restore puts the
   hs2:step(50)
   t:eq(log2, { log1[2], log1[3], log1[4] })
 end)
+
+test("debouncer keys: wake-ups, force ceilings, floors and arguments restore exactly", function(t)
+  local function make(s, log)
+    return s:debouncer{ label = "save", timeout = ms(130), ["busy-timeout"] = ms(200), ["force-min"] = ms(150),
+      ["force-max"] = ms(300), throttle = ms(50), seed = 7,
+      callback = function(key, a, b)
+        log[#log + 1] = string.format("%s %s %s %s", tostring(s:now()), tostring(key), tostring(a),
+          type(b) == "table" and tostring(b.hp) or tostring(b))
+      end }
+  end
+  -- touch runs touches from to upto on either scheduler, 60 ms apart.
+  local function touch(s, d, from, upto)
+    local steps = {
+      function() d:debounce("a", 1, { hp = 3 }) end,
+      function() d:debounce(2, "x") end,
+      function() d:debounce("a", 2, { hp = 4 }) end,
+      function() d:debounce(true) end,
+      function() d:debounce("a", 3, {}) end,       -- the snapshot is taken after this one
+      function() d:debounce(2, "y") end,
+      function() d:debounce("a", 4) end,
+      function() d:debounce("b", 5) end,
+      function() d:debounce("a", 6) end,
+    }
+    for i = from, upto do
+      steps[i]()
+      s:advance(ms(60))
+    end
+  end
+  local function script(s, d) touch(s, d, 6, 9); s:advance(ms(1000)) end
+  local log1, log2 = {}, {}
+  local s1 = new()
+  local d1 = make(s1, log1)
+  touch(s1, d1, 1, 5)
+  local snap = s1:snapshot()
+  t:eq(#snap.debounce, 1)
+  t:eq(snap.debounce[1].label, "save")
+  local n0 = #log1
+  s1:trace(true)
+  script(s1, d1)
+
+  local s2 = new()
+  local d2 = make(s2, log2)
+  s2:restore(RS.encode(snap), { handlers = {} })
+  t:eq(d2["pending?"](d2, "a"), true)
+  s2:trace(true)
+  script(s2, d2)
+  local after = {}
+  for i = n0 + 1, #log1 do after[#after + 1] = log1[i] end
+  t:ok(#after >= 3)
+  t:eq(log2, after)
+  t:eq(traced(s2), traced(s1))
+end)
+
+test("debouncers: one without a label is refused; restore needs the labelled one", function(t)
+  local s = new()
+  local d = s:debouncer{ timeout = ms(10), callback = function() end }
+  d:debounce("k")
+  t:error(function() s:snapshot() end, "a key of a debouncer without a label (give s:debouncer a :label to save it)")
+  local s3 = new()
+  local d3 = s3:debouncer{ label = "L", timeout = ms(10), callback = function() end }
+  d3:debounce({})
+  t:error(function() s3:snapshot() end, "that is not a string, number or boolean")
+  local s4 = new()
+  local d4 = s4:debouncer{ label = "L", timeout = ms(10), callback = function() end }
+  d4:debounce("k", print)
+  t:error(function() s4:snapshot() end, "argument 1: a string, number, boolean or table expected, got function")
+  d4:debounce("k", "plain")
+  local snap = s4:snapshot()
+  local s5 = new()
+  t:error(function() s5:restore(snap, { handlers = {} }) end,
+    'restore: no debouncer labelled "L" on the scheduler restored into (make it, with the same options, before restore)')
+  local ok, left = s5:restore(snap, { handlers = {}, skip = true })
+  t:eq(#left, 1)
+  t:eq(s5:count(), 0)
+end)

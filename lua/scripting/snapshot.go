@@ -166,7 +166,8 @@ func snapshotArg(L *lua.LState, n int, fn string) *luaSnapshot {
 }
 
 // toPlain turns a plain Lua table into JSON-ready Go values: a sequence
-// into a list, string keys into an object; an empty table is null.
+// into a list, string keys into an object; an empty table is null, but
+// for a debouncer touch's argument, which stays an empty table.
 func toPlain(v lua.LValue, path string, depth int) (any, error) {
 	switch v := v.(type) {
 	case lua.LString:
@@ -201,6 +202,9 @@ func toPlain(v lua.LValue, path string, depth int) (any, error) {
 			return nil, keyErr
 		}
 		if count == 0 {
+			if strings.Contains(path, ".args[") {
+				return map[string]any{}, nil // a touch's argument: an empty table stays one
+			}
 			return nil, nil
 		}
 		if n > 0 {
@@ -255,6 +259,8 @@ func fromPlain(L *lua.LState, v any) lua.LValue {
 	case json.Number:
 		f, _ := strconv.ParseFloat(string(v), 64)
 		return lua.LNumber(f)
+	case float64:
+		return lua.LNumber(v)
 	case []any:
 		t := L.CreateTable(len(v), 0)
 		for _, x := range v {
@@ -403,7 +409,10 @@ func restoreMethod(L *lua.LState, s *sched.Scheduler, h *hostservices.Host) int 
 	if err != nil {
 		raise(L, "%v", snapshotFieldError(fn, err))
 	}
-	deb.commit()
+	if err := deb.commit(); err != nil {
+		raise(L, "%s: %v", fn, err)
+	}
+	refused = append(deb.left, refused...)
 	if h != nil && snap.Paused != nil {
 		h.SetPaused(*snap.Paused)
 	}

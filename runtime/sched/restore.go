@@ -44,6 +44,13 @@ type RestoreOptions struct {
 	// Skip leaves out the jobs Restore cannot take and returns them,
 	// instead of refusing the whole snapshot.
 	Skip bool
+	// Job, when set, is asked first for each once job's callback: it
+	// returns the callback and the Data the restored job carries
+	// (WithData), or a nil callback to leave the job to Handlers.
+	Job func(SnapshotJob) (Func, any)
+	// Restored, when set, gets the handle of each once and every job
+	// Restore put back, with its creation number (SnapshotJob.Seq).
+	Restored func(seq uint64, h Handle)
 }
 
 // TimerHandler binds a keyed timer's label to its handler, its OnCancel
@@ -153,7 +160,7 @@ func (s *Scheduler) Restore(snap Snapshot, opts RestoreOptions) ([]Refused, erro
 		if j.kind == KindTimer {
 			s.restoreTimer(j, misfire)
 		} else {
-			s.restoreJob(j, misfire, maxCatchUp)
+			s.restoreJob(j, misfire, maxCatchUp, opts.Restored)
 		}
 	}
 	return refusedJobs(refused), nil
@@ -243,7 +250,7 @@ type planJob struct {
 	rfn   RecurrenceFunc
 	tfn   TimerFunc
 	onCxl func() error
-	data  any // a keyed timer's TimerHandler.Data
+	data  any // TimerHandler.Data; RestoreOptions.Job's
 	group *Group
 	owner *Owner
 }
@@ -459,6 +466,12 @@ func (s *Scheduler) bind(j *planJob, opts *RestoreOptions) string {
 			return fmt.Sprintf("its group %q is not in opts.Groups", sj.Group)
 		}
 	}
+	if j.kind == KindOnce && opts.Job != nil {
+		if fn, data := opts.Job(*sj); fn != nil {
+			j.fn, j.data = fn, data
+			return ""
+		}
+	}
 	h, ok := opts.Handlers[sj.Label]
 	if !ok || h == nil {
 		return fmt.Sprintf("no handler for its label %q", sj.Label)
@@ -530,10 +543,10 @@ type late struct {
 }
 
 // restoreJob queues a once, every or recurrence job.
-func (s *Scheduler) restoreJob(j *planJob, misfire, maxCatchUp int) {
+func (s *Scheduler) restoreJob(j *planJob, misfire, maxCatchUp int, restored func(uint64, Handle)) {
 	sj := j.src
 	e := s.newExt(nil)
-	e.group, e.label, e.name, e.kind = j.group, sj.Where, sj.Label, j.kind
+	e.group, e.label, e.name, e.kind, e.data = j.group, sj.Where, sj.Label, j.kind, j.data
 	if j.id != sj.Seq {
 		e.id = j.id
 	}
@@ -607,6 +620,9 @@ func (s *Scheduler) restoreJob(j *planJob, misfire, maxCatchUp int) {
 			s.late = map[uint64]*late{}
 		}
 		s.late[key] = st
+	}
+	if restored != nil && j.kind != KindRecurrence {
+		restored(sj.Seq, Handle{s: s, key: key, qid: id})
 	}
 }
 
