@@ -5,6 +5,7 @@
 ---@class AppHost
 ---@field scheduler AppHost.Scheduler the host's scheduler
 ---@field quit fun(): boolean asks the host to stop (false where nothing drives it)
+---@field handlers fun(handlers: table<string, function|{ callback: function, ["on-cancel"]?: function }>, opts?: RuntimeScheduler.RestoreOptions): boolean binds labels to callbacks; under metronome run --state FILE restores FILE's timers and returns true
 
 ---Called with the frame's delta in milliseconds.
 ---@alias AppHost.Facet fun(delta_ms: number)|{ update: fun(self: table, delta_ms: number) }
