@@ -432,7 +432,7 @@ func bindHandlers(L *lua.LState, o *options, handlers *lua.LTable, snap *luaSnap
 			raise(L, "restore: the label %q names a %s and a %s; restore binds a label to one kind of job", j.Label, k, j.Kind)
 		}
 		kinds[j.Label] = j.Kind
-		onCancel[j.Label] = onCancel[j.Label] || j.OnCancel
+		onCancel[j.Label] = onCancel[j.Label] || j.SnapshotTimer != nil && j.OnCancel
 	}
 	out := map[string]any{}
 	var bad string

@@ -3,6 +3,7 @@ package sched
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/metronome-rt/metronome/runtime/cadence"
@@ -108,7 +109,8 @@ func (s *Scheduler) Restore(snap Snapshot, opts RestoreOptions) ([]Refused, erro
 	}
 	now := max(s.now, base)
 
-	var refused, keep []*planJob
+	var refused []*planJob
+	keep := make([]*planJob, 0, len(p.jobs))
 	for _, j := range p.jobs {
 		if why := s.bind(j, &opts); why != "" {
 			refused = append(refused, j)
@@ -156,6 +158,7 @@ func (s *Scheduler) Restore(snap Snapshot, opts RestoreOptions) ([]Refused, erro
 			}
 		}
 	}
+	s.fns = slices.Grow(s.fns, len(keep))
 	for _, j := range keep {
 		if j.kind == KindTimer {
 			s.restoreTimer(j, misfire)
@@ -273,10 +276,12 @@ func parseSnapshot(method string, snap *Snapshot) (*plan, error) {
 		return nil, bad("seq", fmt.Sprintf("a creation number <= %d", uint64(maxCreations)), snap.Seq, nil)
 	}
 	p := &plan{now: now, seq: snap.Seq, owners: map[string]*planOwner{}}
-	dur := func(param, text string) (int64, error) {
+	// dur parses the duration text of field of list[i]; the parameter's
+	// name is built only for an error.
+	dur := func(list string, i int, field, text string) (int64, error) {
 		d, err := temporal.ParseDuration(text)
 		if err != nil {
-			return 0, bad(param, "", nil, err)
+			return 0, bad(fmt.Sprintf("%s[%d].%s", list, i, field), "", nil, err)
 		}
 		return int64(d), nil
 	}
@@ -287,27 +292,42 @@ func parseSnapshot(method string, snap *Snapshot) (*plan, error) {
 			return nil, bad(param+".id", "a non-empty id no other owner has", strconv.Quote(so.ID), nil)
 		}
 		o := &planOwner{id: so.ID, authority: so.Authority}
-		if o.lease, err = dur(param+".lease", so.Lease); err != nil {
+		if o.lease, err = dur("owners", i, "lease", so.Lease); err != nil {
 			return nil, err
 		}
 		if o.lease <= 0 {
 			return nil, bad(param+".lease", "a duration > 0", so.Lease, nil)
 		}
-		if o.deadline, err = dur(param+".deadline", so.Deadline); err != nil {
+		if o.deadline, err = dur("owners", i, "deadline", so.Deadline); err != nil {
 			return nil, err
 		}
 		p.owners[so.ID] = o
 	}
-	seqs := map[uint64]bool{}
+	seqs := newSeqSet(snap.Seq, len(snap.Jobs))
 	keys := map[[3]string]bool{}
-	for i := range snap.Jobs {
-		sj := &snap.Jobs[i]
-		j := &planJob{src: sj, i: i, id: sj.Seq}
+	jobs := snap.Jobs
+	for i := range jobs {
+		if missingPart(&jobs[i]) {
+			jobs = slices.Clone(jobs) // the kind's part filled in, not in the caller's snapshot
+			break
+		}
+	}
+	plans := make([]planJob, len(jobs))
+	p.jobs = make([]*planJob, 0, len(jobs))
+	for i := range jobs {
+		sj := &jobs[i]
+		switch {
+		case sj.Kind == "recurrence" && sj.SnapshotRecurrence == nil:
+			sj.SnapshotRecurrence = &SnapshotRecurrence{}
+		case sj.Kind == "timer" && sj.SnapshotTimer == nil:
+			sj.SnapshotTimer = &SnapshotTimer{}
+		}
+		j := &plans[i]
+		*j = planJob{src: sj, i: i, id: sj.Seq}
 		param := func(f string) string { return fmt.Sprintf("jobs[%d].%s", i, f) }
-		if sj.Seq == 0 || sj.Seq > snap.Seq || seqs[sj.Seq] {
+		if sj.Seq == 0 || sj.Seq > snap.Seq || !seqs.add(sj.Seq) {
 			return nil, bad(param("seq"), "a creation number from 1 to the snapshot's seq that no other job has", sj.Seq, nil)
 		}
-		seqs[sj.Seq] = true
 		if sj.ID != 0 {
 			j.id = sj.ID
 		}
@@ -318,7 +338,7 @@ func parseSnapshot(method string, snap *Snapshot) (*plan, error) {
 			return nil, bad(param("catch-up"), "an integer >= 0", sj.CatchUp, nil)
 		}
 		if sj.Due != "" || sj.Kind != "timer" {
-			if j.due, err = dur(param("due"), sj.Due); err != nil {
+			if j.due, err = dur("jobs", i, "due", sj.Due); err != nil {
 				return nil, err
 			}
 			if j.due < 0 && sj.Kind != "timer" && (sj.Kind != "recurrence" || sj.CatchUp == 0) {
@@ -326,7 +346,7 @@ func parseSnapshot(method string, snap *Snapshot) (*plan, error) {
 			}
 		}
 		if sj.After != "" {
-			if j.afterNs, err = dur(param("after"), sj.After); err != nil {
+			if j.afterNs, err = dur("jobs", i, "after", sj.After); err != nil {
 				return nil, err
 			}
 		}
@@ -335,7 +355,7 @@ func parseSnapshot(method string, snap *Snapshot) (*plan, error) {
 			j.kind = KindOnce
 		case "every":
 			j.kind = KindEvery
-			if j.iv, err = dur(param("interval"), sj.Interval); err != nil {
+			if j.iv, err = dur("jobs", i, "interval", sj.Interval); err != nil {
 				return nil, err
 			}
 			if j.iv <= 0 {
@@ -351,7 +371,7 @@ func parseSnapshot(method string, snap *Snapshot) (*plan, error) {
 			}
 		case "timer":
 			j.kind = KindTimer
-			if err := j.parseTimer(param, bad, dur); err != nil {
+			if err := j.parseTimer(param, bad, func(f, text string) (int64, error) { return dur("jobs", i, f, text) }); err != nil {
 				return nil, err
 			}
 			if sj.Owner != "" {
@@ -371,6 +391,43 @@ func parseSnapshot(method string, snap *Snapshot) (*plan, error) {
 		p.jobs = append(p.jobs, j)
 	}
 	return p, nil
+}
+
+// seqSet holds creation numbers from 1 to max: a bit set when max is
+// near the count, else a map.
+type seqSet struct {
+	bits []uint64
+	m    map[uint64]bool
+}
+
+func newSeqSet(max uint64, n int) seqSet {
+	if max/64 <= uint64(4*n+64) {
+		return seqSet{bits: make([]uint64, max/64+1)}
+	}
+	return seqSet{m: make(map[uint64]bool, n)}
+}
+
+// add adds seq and reports whether it was new.
+func (s seqSet) add(seq uint64) bool {
+	if s.m != nil {
+		if s.m[seq] {
+			return false
+		}
+		s.m[seq] = true
+		return true
+	}
+	w, b := seq/64, uint64(1)<<(seq%64)
+	if s.bits[w]&b != 0 {
+		return false
+	}
+	s.bits[w] |= b
+	return true
+}
+
+// missingPart reports whether sj is a recurrence or a keyed timer
+// without its kind's part (all its fields zero).
+func missingPart(sj *SnapshotJob) bool {
+	return sj.Kind == "recurrence" && sj.SnapshotRecurrence == nil || sj.Kind == "timer" && sj.SnapshotTimer == nil
 }
 
 func (j *planJob) parseRecurrence(now temporal.Instant, param func(string) string, bad func(string, string, any, error) error) error {
@@ -439,14 +496,14 @@ func (j *planJob) parseTimer(param func(string) string, bad func(string, string,
 	if sj.Generation < 1 {
 		return bad(param("generation"), "an integer >= 1", sj.Generation, nil)
 	}
-	if j.iv, err = dur(param("interval"), sj.Interval); err != nil {
+	if j.iv, err = dur("interval", sj.Interval); err != nil {
 		return err
 	}
 	pol, ok := cadence.ParsePolicy(sj.Overrun)
 	if !ok {
 		return bad(param("overrun"), fmt.Sprintf("one of %v", cadence.PolicyNames()), strconv.Quote(sj.Overrun), nil)
 	}
-	anchor, err := dur(param("anchor-at"), sj.AnchorAt)
+	anchor, err := dur("anchor-at", sj.AnchorAt)
 	if err != nil {
 		return err
 	}

@@ -48,6 +48,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/metronome-rt/metronome/runtime/cadence"
@@ -79,7 +80,9 @@ type SnapshotOwner struct {
 }
 
 // SnapshotJob is one pending job of a snapshot; which fields it has
-// depends on its kind.
+// depends on its kind. A recurrence's and a keyed timer's own fields are
+// behind pointers, nil for other kinds, so a snapshot of many one-shots
+// stays small.
 type SnapshotJob struct {
 	Kind  string `json:"kind"`
 	Seq   uint64 `json:"seq"`
@@ -92,7 +95,16 @@ type SnapshotJob struct {
 	Interval string `json:"interval,omitempty"` // every, timer
 	Left     int    `json:"left,omitempty"`     // every with a count
 
-	// Recurrence.
+	*SnapshotRecurrence
+	*SnapshotTimer
+
+	// A restored job's catch-up not yet run.
+	CatchUp int    `json:"catch-up,omitempty"`
+	After   string `json:"after,omitempty"`
+}
+
+// SnapshotRecurrence is a recurrence's part of a SnapshotJob.
+type SnapshotRecurrence struct {
 	DTStart        string   `json:"dtstart,omitempty"`
 	RRule          []string `json:"rrule,omitempty"`
 	RDate          []string `json:"rdate,omitempty"`
@@ -102,8 +114,10 @@ type SnapshotJob struct {
 	Disambiguation string   `json:"disambiguation,omitempty"`
 	Index          int      `json:"index,omitempty"`
 	LimitLeft      int      `json:"limit-left,omitempty"`
+}
 
-	// Keyed timer.
+// SnapshotTimer is a keyed timer's part of a SnapshotJob.
+type SnapshotTimer struct {
 	Key             string `json:"key,omitempty"`
 	Generation      uint64 `json:"generation,omitempty"`
 	Overrun         string `json:"overrun,omitempty"`
@@ -115,10 +129,6 @@ type SnapshotJob struct {
 	DeliveryIndex   int64  `json:"delivery-index,omitempty"`
 	Owner           string `json:"owner,omitempty"`
 	OnCancel        bool   `json:"on-cancel,omitempty"`
-
-	// A restored job's catch-up not yet run.
-	CatchUp int    `json:"catch-up,omitempty"`
-	After   string `json:"after,omitempty"`
 }
 
 // Refused is a job Snapshot or Restore cannot take, and why.
@@ -178,7 +188,7 @@ func (s *Scheduler) Snapshot() (Snapshot, error) {
 		id   timerq.ID
 		p    ref
 	}
-	var es []entry
+	es := make([]entry, 0, s.q.Len())
 	dues := make([]int64, 0, s.q.Len()) // each job's deadline, beside snap.Jobs, for the order
 	s.q.Each(func(id timerq.ID, when int64, key uint64, p ref) bool {
 		if key&tagMask != tagTimer {
@@ -198,25 +208,27 @@ func (s *Scheduler) Snapshot() (Snapshot, error) {
 	for _, e := range es {
 		tag := e.key & tagMask
 		ext := extOf(e.key, e.p)
-		j := ext.job(e.key)
 		switch {
 		case tag == tagSpawn:
-			refuse(j, "a waiting task: its steps are code, not data")
+			refuse(ext.job(e.key), "a waiting task: its steps are code, not data")
 			continue
 		case ext == nil || ext.name == "":
-			refuse(j, "no label to bind its callback to again (WithName)")
+			refuse(ext.job(e.key), "no label to bind its callback to again (WithName)")
 			continue
 		}
-		sj := SnapshotJob{Kind: j.Kind.String(), Seq: e.key >> tagBits, Label: ext.name, Where: ext.label, Due: s.offset(e.when)}
+		kind := tagKind(tag)
+		if tag == tagLate {
+			kind = ext.kind
+		}
+		snap.Jobs = append(snap.Jobs, SnapshotJob{Kind: kind.String(), Seq: e.key >> tagBits, Label: ext.name, Where: ext.label, Due: s.offset(e.when)})
+		sj := &snap.Jobs[len(snap.Jobs)-1]
 		if ext.id != 0 && ext.id != sj.Seq {
 			sj.ID = ext.id
 		}
 		if ext.group != nil {
 			sj.Group = ext.group.name
 		}
-		kind := tagKind(tag)
 		if tag == tagLate {
-			kind = ext.kind
 			st := s.late[e.key]
 			sj.CatchUp = st.n
 			if st.after >= 0 {
@@ -225,12 +237,13 @@ func (s *Scheduler) Snapshot() (Snapshot, error) {
 		}
 		switch kind {
 		case KindEvery:
-			sj.Interval = temporal.Duration(s.fns[e.id].interval).String()
+			sj.Interval = durationText(s.fns[e.id].interval)
 			if tag == tagEveryCount || tag == tagLate && s.late[e.key].tag == tagEveryCount {
 				sj.Left = ext.left
 			}
 		case KindRecurrence:
 			r := ext.rec
+			sj.SnapshotRecurrence = &SnapshotRecurrence{}
 			spec := r.spec.Set.Spec()
 			sj.DTStart = spec.DTStart.String()
 			sj.RRule, sj.ExRule = spec.RRules, spec.ExRules
@@ -249,7 +262,6 @@ func (s *Scheduler) Snapshot() (Snapshot, error) {
 				sj.LimitLeft = r.limit - r.fired
 			}
 		}
-		snap.Jobs = append(snap.Jobs, sj)
 		dues = append(dues, e.when)
 	}
 	var timers []*Timer
@@ -307,10 +319,11 @@ func (s *Scheduler) Snapshot() (Snapshot, error) {
 			owner = o.id
 		}
 		c := t.cad.State()
-		sj := SnapshotJob{Kind: KindTimer.String(), Seq: t.ID(), Label: label, Where: t.ext.label, Key: t.tick.Key,
-			Generation: t.tick.Generation, Interval: temporal.Duration(c.Interval).String(), Overrun: c.Overrun.Policy.String(),
-			AnchorIndex: c.AnchorIndex, AnchorAt: s.offset(c.AnchorAt), NextIndex: c.Next, ScheduledIndex: c.LastScheduled,
-			DeliveryIndex: c.Delivered, Owner: owner, OnCancel: t.onCancel != nil}
+		sj := SnapshotJob{Kind: KindTimer.String(), Seq: t.ID(), Label: label, Where: t.ext.label,
+			Interval: durationText(c.Interval), SnapshotTimer: &SnapshotTimer{Key: t.tick.Key,
+				Generation: t.tick.Generation, Overrun: c.Overrun.Policy.String(),
+				AnchorIndex: c.AnchorIndex, AnchorAt: s.offset(c.AnchorAt), NextIndex: c.Next, ScheduledIndex: c.LastScheduled,
+				DeliveryIndex: c.Delivered, Owner: owner, OnCancel: t.onCancel != nil}}
 		if c.Overrun.Policy == cadence.CatchUpBounded {
 			sj.MaxCatchUpTicks = c.Overrun.MaxCatchUpTicks
 		}
@@ -377,7 +390,49 @@ func (s *Scheduler) offset(at int64) string {
 			d = math.MinInt64
 		}
 	}
-	return temporal.Duration(d).String()
+	return durationText(d)
+}
+
+// durationText is temporal.Duration(d).String() with one allocation, the
+// string: a snapshot writes one per job.
+func durationText(d int64) string {
+	if d == 0 {
+		return "PT0S"
+	}
+	var buf [48]byte
+	b := buf[:0]
+	u := uint64(d)
+	if d < 0 {
+		b = append(b, '-')
+		u = -u
+	}
+	b = append(b, 'P', 'T')
+	h, u := u/uint64(temporal.Hour), u%uint64(temporal.Hour)
+	m, u := u/uint64(temporal.Minute), u%uint64(temporal.Minute)
+	sec, ns := u/uint64(temporal.Second), u%uint64(temporal.Second)
+	if h > 0 {
+		b = append(strconv.AppendUint(b, h, 10), 'H')
+	}
+	if m > 0 {
+		b = append(strconv.AppendUint(b, m, 10), 'M')
+	}
+	if sec > 0 || ns > 0 {
+		b = strconv.AppendUint(b, sec, 10)
+		if ns > 0 {
+			var frac [9]byte
+			for i := 8; i >= 0; i-- {
+				frac[i] = byte('0' + ns%10)
+				ns /= 10
+			}
+			n := 9
+			for frac[n-1] == '0' {
+				n--
+			}
+			b = append(append(b, '.'), frac[:n]...)
+		}
+		b = append(b, 'S')
+	}
+	return string(b)
 }
 
 // subNs returns a-b and whether it fits int64.
