@@ -359,3 +359,21 @@ test("debouncers: one without a label is refused; restore needs the labelled one
   t:eq(#left, 1)
   t:eq(s5:count(), 0)
 end)
+
+test("a keyed timer's on-cancel is bound with { callback, on-cancel }", function(t)
+  local s = new()
+  s:register_timer{ key = "door", interval = ms(10), ["on-cancel"] = function() end, callback = function() end }
+  s:advance(ms(15))
+  local snap = s:snapshot()
+  t:eq(snap.jobs[1]["on-cancel"], true)
+  local s2 = new()
+  t:error(function() s2:restore(snap, { handlers = { door = function() end } }) end,
+    'give :handlers["door"] as { callback = f, ["on-cancel"] = g }')
+  local ticks, cleaned = {}, 0
+  s2:restore(snap, { handlers = { door = { callback = function(tick) ticks[#ticks + 1] = tick["delivery-index"] end,
+                                           ["on-cancel"] = function() cleaned = cleaned + 1 end } } })
+  s2:advance(ms(10))
+  t:eq(ticks, { 2 })
+  s2:clear()
+  t:eq(cleaned, 1)
+end)

@@ -296,10 +296,20 @@ func pushRefused(L *lua.LState, jobs []sched.Refused) {
 		if r.Label != "" {
 			t.RawSetString("where", lua.LString(r.Label))
 		}
-		t.RawSetString("reason", lua.LString(r.Reason))
+		t.RawSetString("reason", lua.LString(luaReason(r.Reason)))
 		list.Append(t)
 	}
 	L.Push(list)
+}
+
+// luaReason says a refusal's reason in a script's terms.
+func luaReason(why string) string {
+	why = strings.Replace(why, "(WithName)", "(give it a :label)", 1)
+	if i := strings.Index(why, "bind "); i >= 0 && strings.HasSuffix(why, " to a TimerHandler with OnCancel") {
+		label := strings.TrimSuffix(why[i+len("bind "):], " to a TimerHandler with OnCancel")
+		why = why[:i] + "give :handlers[" + label + "] as { callback = f, [\"on-cancel\"] = g }"
+	}
+	return why
 }
 
 // refusedError is the message of a snapshot or restore that refused jobs.
@@ -314,6 +324,7 @@ func refusedError(fn string, jobs []sched.Refused) error {
 		if i > 0 {
 			b.WriteString("; ")
 		}
+		r.Reason = luaReason(r.Reason)
 		b.WriteString(r.String())
 	}
 	return errors.New(b.String())
@@ -426,13 +437,11 @@ func restoreMethod(L *lua.LState, s *sched.Scheduler, h *hostservices.Host) int 
 // a recurrence, a keyed timer's tick (and its on-cancel).
 func bindHandlers(L *lua.LState, o *options, handlers *lua.LTable, snap *luaSnapshot) map[string]any {
 	kinds := map[string]string{}
-	onCancel := map[string]bool{}
 	for _, j := range snap.Jobs {
 		if k, seen := kinds[j.Label]; seen && k != j.Kind {
 			raise(L, "restore: the label %q names a %s and a %s; restore binds a label to one kind of job", j.Label, k, j.Kind)
 		}
 		kinds[j.Label] = j.Kind
-		onCancel[j.Label] = onCancel[j.Label] || j.SnapshotTimer != nil && j.OnCancel
 	}
 	out := map[string]any{}
 	var bad string
