@@ -377,3 +377,23 @@ test("a keyed timer's on-cancel is bound with { callback, on-cancel }", function
   s2:clear()
   t:eq(cleaned, 1)
 end)
+
+test("restore returns the restored once and every jobs' handles by id", function(t)
+  local s = new()
+  local fired = {}
+  local hands = { bomb = function() fired[#fired + 1] = "bomb" end, regen = function() fired[#fired + 1] = "regen" end }
+  local bomb = s:schedule_once{ delay = ms(50), label = "bomb", callback = hands.bomb }
+  s:schedule_every{ interval = ms(20), label = "regen", callback = hands.regen }
+  s:advance(ms(10))
+  local s2 = new()
+  local ok, left, handles = s2:restore(s:snapshot(), { handlers = hands })
+  t:eq(#left, 0)
+  local h = handles[bomb.id]
+  t:eq(h.id, bomb.id)
+  t:eq(h:is_active(), true)
+  t:eq(tostring(h:due()), "2000-01-01T00:00:00.05Z")
+  t:eq(h:cancel(), true)
+  s2:advance(ms(100))
+  t:eq(fired, { "regen", "regen", "regen", "regen", "regen" })
+  t:error(function() h:reset() end, "reset")
+end)

@@ -378,8 +378,9 @@ func takeSnapshot(L *lua.LState, s *sched.Scheduler) (*luaSnapshot, []sched.Refu
 var restoreOptions = []string{"handlers", "misfire", "skip", "max-catch-up-ticks", "owners"}
 
 // restoreMethod is s:restore(snap_or_text, opts) on s, or hs:restore on
-// h's: the snapshot's jobs in s, bound to :handlers; it returns true and
-// the jobs left out.
+// h's: the snapshot's jobs in s, bound to :handlers; it returns true, the
+// jobs left out and the handles of the restored once and every jobs, by
+// id.
 func restoreMethod(L *lua.LState, s *sched.Scheduler, h *hostservices.Host) int {
 	const fn = "restore"
 	snap := snapshotArg(L, 2, fn)
@@ -413,6 +414,15 @@ func restoreMethod(L *lua.LState, s *sched.Scheduler, h *hostservices.Host) int 
 	if err != nil {
 		raise(L, "%s: %v", fn, err)
 	}
+	var handles []sched.Handle
+	debRestored := ro.Restored
+	ro.Restored = func(seq uint64, h sched.Handle) {
+		if debRestored != nil && deb.owns(seq) {
+			debRestored(seq, h)
+			return
+		}
+		handles = append(handles, h)
+	}
 	refused, err := s.Restore(snap.Snapshot, ro)
 	if se := (*sched.SnapshotError)(nil); errors.As(err, &se) {
 		raise(L, "%v", refusedError(fn, se.Jobs))
@@ -429,7 +439,15 @@ func restoreMethod(L *lua.LState, s *sched.Scheduler, h *hostservices.Host) int 
 	}
 	L.Push(lua.LTrue)
 	pushRefused(L, refused)
-	return 2
+	byID := L.CreateTable(0, len(handles))
+	for _, h := range handles {
+		ud := L.NewUserData()
+		ud.Value = &luaHandle{h: h}
+		L.SetMetatable(ud, typeMetatable(L, handleType, buildHandleMeta))
+		byID.RawSetInt(int(h.ID()), ud)
+	}
+	L.Push(byID)
+	return 3
 }
 
 // bindHandlers maps each label of handlers to the Go callback its jobs in

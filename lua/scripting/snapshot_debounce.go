@@ -360,6 +360,16 @@ func planDebouncers(L *lua.LState, s *sched.Scheduler, snap *luaSnapshot, ro *sc
 	return p, nil
 }
 
+// owns reports whether seq is the wake-up job of a debouncer's key.
+func (p *debouncePlan) owns(seq uint64) bool {
+	for _, dr := range p.deb {
+		if dr.keys[seq] != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // leaveOut takes the jobs of ds's keys out of the snapshot, as left out.
 func (p *debouncePlan) leaveOut(ds *debounceSnapshot, why string) {
 	seqs := map[uint64]bool{}

@@ -45,7 +45,7 @@
 ---@field jump fun(self: AppHost.Scheduler, d: Temporal.Duration): true test clock: the host was suspended for d
 ---@field trace fun(self: AppHost.Scheduler, start?: boolean): RuntimeScheduler.TraceRecord[]|true
 ---@field snapshot fun(self: AppHost.Scheduler, opts?: RuntimeScheduler.SnapshotOptions): RuntimeScheduler.Snapshot, RuntimeScheduler.LeftOut[] the host's timed work and pause state as plain data
----@field restore fun(self: AppHost.Scheduler, snap: RuntimeScheduler.Snapshot|string, opts: RuntimeScheduler.RestoreOptions): true, RuntimeScheduler.LeftOut[] into a host with nothing pending
+---@field restore fun(self: AppHost.Scheduler, snap: RuntimeScheduler.Snapshot|string, opts: RuntimeScheduler.RestoreOptions): true, RuntimeScheduler.LeftOut[], table<integer, RuntimeScheduler.Handle> into a host with nothing pending
 ---@field ["register-timer"] fun(self: AppHost.Scheduler, opts: RuntimeScheduler.TimerOptions): RuntimeScheduler.Timer
 ---@field register_timer fun(self: AppHost.Scheduler, opts: RuntimeScheduler.TimerOptions): RuntimeScheduler.Timer
 ---@field owner fun(self: AppHost.Scheduler, opts: RuntimeScheduler.OwnerOptions): RuntimeScheduler.Owner

@@ -123,7 +123,7 @@
 ---@field jump fun(self: RuntimeScheduler.Scheduler, d: Temporal.Duration): true the host was suspended for d
 ---@field trace fun(self: RuntimeScheduler.Scheduler, start?: boolean): RuntimeScheduler.TraceRecord[]|true
 ---@field snapshot fun(self: RuntimeScheduler.Scheduler, opts?: RuntimeScheduler.SnapshotOptions): RuntimeScheduler.Snapshot, RuntimeScheduler.LeftOut[] pending work as plain data; changes nothing
----@field restore fun(self: RuntimeScheduler.Scheduler, snap: RuntimeScheduler.Snapshot|string, opts: RuntimeScheduler.RestoreOptions): true, RuntimeScheduler.LeftOut[] into a scheduler with nothing pending
+---@field restore fun(self: RuntimeScheduler.Scheduler, snap: RuntimeScheduler.Snapshot|string, opts: RuntimeScheduler.RestoreOptions): true, RuntimeScheduler.LeftOut[], table<integer, RuntimeScheduler.Handle> into a scheduler with nothing pending; the handles of restored once and every jobs by id
 ---@field ["set-loop-limit"] fun(self: RuntimeScheduler.Scheduler, n: integer): true
 ---@field set_loop_limit fun(self: RuntimeScheduler.Scheduler, n: integer): true
 ---@field ["set-max-pending"] fun(self: RuntimeScheduler.Scheduler, n: integer): true

@@ -50,7 +50,9 @@ type RestoreOptions struct {
 	// (WithData), or a nil callback to leave the job to Handlers.
 	Job func(SnapshotJob) (Func, any)
 	// Restored, when set, gets the handle of each once and every job
-	// Restore put back, with its creation number (SnapshotJob.Seq).
+	// Restore put back, with its creation number (SnapshotJob.Seq); not
+	// of one with a catch-up pending (misfire), whose handle would end
+	// with the catch-up. Reset refuses these handles.
 	Restored func(seq uint64, h Handle)
 }
 
@@ -678,7 +680,7 @@ func (s *Scheduler) restoreJob(j *planJob, misfire, maxCatchUp int, restored fun
 		}
 		s.late[key] = st
 	}
-	if restored != nil && j.kind != KindRecurrence {
+	if restored != nil && j.kind != KindRecurrence && st == nil {
 		restored(sj.Seq, Handle{s: s, key: key, qid: id})
 	}
 }
