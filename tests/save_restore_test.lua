@@ -397,3 +397,70 @@ test("restore returns the restored once and every jobs' handles by id", function
   t:eq(fired, { "regen", "regen", "regen", "regen", "regen" })
   t:error(function() h:reset() end, "reset")
 end)
+
+-- Random workloads: every kind of job, a snapshot at a random point, the
+-- same random steps on both continuations.
+test("random workloads: the restored continuation is the uninterrupted one", function(t)
+  local policies = { "skip-late-ticks", "catch-up-bounded", "delay-next-tick" }
+  for round = 1, 40 do
+    local plan = {}
+    for i = 1, math.random(1, 8) do
+      plan[i] = { kind = math.random(1, 5), a = math.random(0, 60), b = math.random(1, 25), c = math.random(1, 4) }
+    end
+    local before, steps = {}, {}
+    for i = 1, math.random(0, 5) do before[i] = ms(math.random(0, 40)) end
+    for i = 1, math.random(1, 8) do steps[i] = ms(math.random(0, 50)) end
+    local function build(s, log)
+      local function note(text) log[#log + 1] = tostring(s:now()) .. " " .. text end
+      local d = s:debouncer{ label = "deb", timeout = ms(7), ["force-min"] = ms(9), ["force-max"] = ms(20), seed = round,
+        callback = function(key, v) note("deb " .. tostring(key) .. " " .. tostring(v)) end }
+      local h = {
+        once = function() note("once") end,
+        every = function() note("every") end,
+        touch = function()
+          local ms_now = math.floor((s:now() - T0)["total-ms"](s:now() - T0))
+          d:debounce("k" .. ms_now % 3, ms_now)
+        end,
+        tick = function(tick)
+          note(string.format("tick %s %d/%d/%d", tick.key, tick["delivery-index"], tick["scheduled-index"], tick["skipped-ticks"]))
+          if tick["delivery-index"] % 3 == 0 then tick:wait(ms(tick["delivery-index"] % 7)) end
+        end,
+      }
+      return h
+    end
+    local function setup(s, h)
+      for i, p in ipairs(plan) do
+        if p.kind == 1 then
+          s:schedule_once{ delay = ms(p.a), label = "once", callback = h.once }
+        elseif p.kind == 2 then
+          s:schedule_every{ interval = ms(p.b), count = p.c * 2, label = "every", callback = h.every }
+        elseif p.kind == 3 then
+          s:register_timer{ key = "t" .. i, label = "tick", interval = ms(p.b + 2), overrun = policies[p.c % 3 + 1],
+                            ["max-catch-up-ticks"] = 2, callback = h.tick }
+        else
+          s:schedule_every{ interval = ms(p.b), count = 10, label = "touch", callback = h.touch }
+        end
+      end
+    end
+    local log1, log2 = {}, {}
+    local s1 = new()
+    local h1 = build(s1, log1)
+    setup(s1, h1)
+    for _, d in ipairs(before) do s1:advance(d) end
+    local snap, left = s1:snapshot{ skip = true }
+    if #left == 0 then
+      local n0 = #log1
+      s1:trace(true)
+      for _, d in ipairs(steps) do s1:advance(d) end
+      local s2 = new()
+      local h2 = build(s2, log2)
+      s2:restore(RS.encode(snap), { handlers = h2 })
+      s2:trace(true)
+      for _, d in ipairs(steps) do s2:advance(d) end
+      local after = {}
+      for i = n0 + 1, #log1 do after[#after + 1] = log1[i] end
+      t:eq(log2, after, "round " .. round)
+      t:eq(traced(s2), traced(s1), "round " .. round)
+    end
+  end
+end)
