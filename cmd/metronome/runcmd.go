@@ -46,6 +46,7 @@ type runOptions struct {
 	Cluster       []string      // --cluster's etcd endpoints; nil: none
 	ClusterTTL    time.Duration // the etcd lease's TTL; 0: etcdlease.DefaultTTL
 	ClusterPrefix string        // where ownership keys go; "": etcdlease.DefaultPrefix
+	State         string        // --state: the host's saved state; "": none
 
 	traceOut io.Writer // resolved by runScript
 }
@@ -86,6 +87,11 @@ time count as one), and the heap may grow by
 with an error naming it, which pcall cannot catch: exit 1. Ctrl-C or
 SIGTERM stops the script at once, even inside a loop: exit 130.
 
+With --state FILE the host's timers are saved in FILE when the run ends
+(SIGTERM and host.quit() included; not after a script error) and, when FILE
+exists, restored at the script's host.handlers{ label = fn, ... } call,
+which then returns true. See docs/save-restore.md.
+
 With --realtime --cluster etcd://HOST:PORT[,HOST:PORT...], owners made with
 an id (s:owner{ id = "spot-42", lease = d }) are claimed in etcd: one
 process at a time ticks an owner's timers, the others wait as standbys and
@@ -121,6 +127,7 @@ func runCommand() *command {
 			fs.StringVar(&o.TraceFile, "trace-file", "", "write the trace to `FILE` instead of stderr (implies --trace)")
 			fs.StringVar(&o.Timeline, "timeline", "", "write an SVG timeline of the run to `FILE.svg`")
 			fs.Int64Var(&o.Seed, "seed", 0, "seed math.random with `N`: the same seed gives the same sequence")
+			fs.StringVar(&o.State, "state", "", "restore the host's timers from `FILE` at host.handlers{...} when it exists; save them there when the run ends")
 			cluster, clusterTTL := &clusterFlag{}, &clusterTTLFlag{d: 2 * time.Second}
 			fs.Var(cluster, "cluster", "claim owners with an id in the etcd at `URL`: etcd://HOST:PORT[,HOST:PORT...] (needs --realtime)")
 			fs.Var(clusterTTL, "cluster-ttl", "the etcd lease's TTL: `N` whole seconds")
@@ -197,6 +204,9 @@ func runScript(ctx context.Context, o runOptions) (err error) {
 	defer cl.close()
 	s := newSession(ctx, o, flushEach, cl)
 	defer s.L.Close()
+	if err := s.loadState(); err != nil {
+		return err
+	}
 
 	fn, err := scripting.LoadFile(s.L, o.Script)
 	if err != nil {
@@ -224,8 +234,11 @@ func runScript(ctx context.Context, o runOptions) (err error) {
 	var runErr error
 	if err := scripting.PCall(L, len(o.Args), 0, nil); err != nil {
 		runErr = luaError(L, err)
-	} else {
+	} else if runErr = s.stateUsed(); runErr == nil {
 		runErr = s.drive(ctx)
+	}
+	if serr := s.saveState(ctx, runErr); serr != nil && runErr == nil {
+		runErr = serr
 	}
 	if ferr := s.finish(runErr); ferr != nil && runErr == nil {
 		runErr = ferr

@@ -80,6 +80,7 @@ func newKeyDebouncer(L *lua.LState, s *sched.Scheduler, g *sched.Group) int {
 	}
 	ud := L.NewUserData()
 	ud.Value = &luaKeyDebouncer{d: d, label: label}
+	trackDebouncer(L, s, ud.Value.(*luaKeyDebouncer), o.label())
 	L.SetMetatable(ud, typeMetatable(L, keyDebouncerType, buildKeyDebouncerMeta))
 	L.Push(ud)
 	return 1

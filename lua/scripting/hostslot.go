@@ -55,7 +55,9 @@ func HostSlotModules(slot *HostSlot, quit func()) map[string]lua.LGFunction {
 	return map[string]lua.LGFunction{
 		"app-host": func(L *lua.LState) int {
 			mod := L.NewTable()
-			mod.RawSetString("scheduler", newSlotHostValue(L, slot))
+			hs := newSlotHostValue(L, slot)
+			mod.RawSetString("scheduler", hs)
+			mod.RawSetString("handlers", L.NewFunction(hostHandlers(hs)))
 			mod.RawSetString("quit", L.NewFunction(func(L *lua.LState) int {
 				if quit == nil {
 					L.Push(lua.LFalse)

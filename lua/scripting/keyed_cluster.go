@@ -62,7 +62,7 @@ func claimOwner(L *lua.LState, fn, id string, t target) (*luaOwner, bool) {
 	if err != nil {
 		raise(L, "%s: id %q: %v", fn, id, err)
 	}
-	o, err := t.s.NewOwner(sched.OwnerOptions{Authority: claim})
+	o, err := t.s.NewOwner(sched.OwnerOptions{ID: id, Authority: claim})
 	raiseError(L, luaCall{fn, 2, true}, err)
 	claim.Bind(o)
 	return &luaOwner{o: o, id: id, t: t, claim: claim}, true

@@ -45,6 +45,9 @@ type keyedLua struct {
 	index   *lua.LFunction  // the tick tables' __index
 	cur     coroutineRunner // the runner resuming its coroutine now (spawn.go)
 	leaf    leafTick        // the tick table of leaf callbacks
+	// cleanups are the generations with an on-cancel callback not run
+	// yet: a snapshot saves that they have one.
+	cleanups map[timerRef]bool
 }
 
 // leafTick is the one tick table every leaf callback that takes its tick
@@ -67,7 +70,7 @@ func keyedOf(L *lua.LState) *keyedLua {
 		return ud.Value.(*keyedLua)
 	}
 	main := L.G.MainThread
-	k := &keyedLua{main: main, cbs: callbacksOf(main)}
+	k := &keyedLua{main: main, cbs: callbacksOf(main), cleanups: map[timerRef]bool{}}
 	k.fire = k.start
 	k.idle = sandbox.NewThread(main)
 	k.wait = L.NewFunction(k.tickWait)
@@ -391,6 +394,34 @@ type luaTimer struct {
 
 func (*luaTimer) luaTypeName() string { return timerHandleType }
 
+// timerRef names a keyed timer's generation: its scheduler and id.
+type timerRef struct {
+	s  *sched.Scheduler
+	id uint64
+}
+
+// onCancel returns a generation's OnCancel: it runs the on-cancel
+// callback f, when there is one, with its error kept in end, and marks
+// end done (when end is not nil). ref, once set, is the generation, which
+// then no longer has a cleanup pending.
+func (k *keyedLua) onCancel(f *lua.LFunction, end *timerEnd, ref *timerRef) func() {
+	return func() {
+		if f != nil {
+			if ref != nil {
+				delete(k.cleanups, *ref)
+			}
+			k.main.Push(f)
+			err := k.cbs.Call(k.main, f, 0)
+			if end != nil {
+				end.err = err
+			}
+		}
+		if end != nil {
+			end.done = true
+		}
+	}
+}
+
 // timerEnd is a generation's end, which its OnCancel records: done once
 // cancelled (or superseded, or dropped) and its running handler returned,
 // with the on-cancel callback's error.
@@ -458,30 +489,19 @@ func registerTimer(L *lua.LState, t target, o *sched.Owner, fn string) {
 	}
 	end := &timerEnd{}
 	k := keyedOf(L)
-	onCancel := func() {
-		if f := onCancelFn; f != nil {
-			k.main.Push(f)
-			end.err = k.cbs.Call(k.main, f, 0)
-		}
-		end.done = true
-	}
+	var ref timerRef // set once registered
+	onCancel := k.onCancel(onCancelFn, end, &ref)
 	cb := opts.function("callback")
 	// A callback that declares no parameter cannot read its tick: its
 	// generation is the function alone.
-	var data any = cb
-	switch {
-	case !cannotSeeArgs(cb) && (cb.IsG || isLeaf(cb)):
-		// A Go function runs as a plain call too: gopher-lua cannot start
-		// a coroutine on one, and it cannot reach tick:wait.
-		data = leafTickCallback{cb}
-	case !cannotSeeArgs(cb):
-		data = &timerRunner{fn: cb}
-	case isLeaf(cb):
-		data = leafCallback{cb}
-	}
+	data := timerData(cb)
 	jopts := []sched.JobOption{sched.WithLabel(where(L)), sched.WithName(opts.label()), sched.WithData(data)}
 	h, err := t.s.RegisterTimer(string(key), sched.TimerOptions{Interval: iv, Delay: delay, Overrun: ov, OnCancel: onCancel, Owner: o}, k.fire, t.with(jopts)...)
 	raiseError(L, luaCall{fn, 2, true}, err)
+	if onCancelFn != nil {
+		ref = timerRef{t.s, h.ID()}
+		k.cleanups[ref] = true
+	}
 	ud := L.NewUserData()
 	ud.Value = &luaTimer{h: h, end: end}
 	L.SetMetatable(ud, typeMetatable(L, timerHandleType, buildTimerMeta))
@@ -613,7 +633,7 @@ func newOwner(L *lua.LState, fn string, t target) {
 	}
 	lo, ok := claimOwner(L, fn, id, t)
 	if !ok {
-		o, err := t.s.NewOwner(sched.OwnerOptions{Lease: lease})
+		o, err := t.s.NewOwner(sched.OwnerOptions{ID: id, Lease: lease})
 		raiseError(L, luaCall{fn, 2, true}, err)
 		lo = &luaOwner{o: o, id: id, t: t}
 	}

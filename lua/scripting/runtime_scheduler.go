@@ -26,7 +26,7 @@ func (*luaScheduler) luaTypeName() string { return schedulerType }
 // loadRuntimeScheduler is the loader of the runtime-scheduler module.
 func loadRuntimeScheduler(L *lua.LState) int {
 	mod := L.NewTable()
-	setFuncs(L, mod, dotCalled(mod, "runtime-scheduler", "RuntimeScheduler", map[string]lua.LGFunction{"create": schedulerCreate}))
+	setFuncs(L, mod, dotCalled(mod, "runtime-scheduler", "RuntimeScheduler", map[string]lua.LGFunction{"create": schedulerCreate, "encode": snapshotModuleFuncs["encode"], "decode": snapshotModuleFuncs["decode"]}))
 	strictModule(L, "runtime-scheduler", mod)
 	L.Push(mod)
 	return 1

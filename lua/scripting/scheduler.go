@@ -205,16 +205,7 @@ func scheduleRecurrence(L *lua.LState, t target, fn string) *luaHandle {
 	}
 	cb := o.function("callback")
 	r := sched.Recurrence{Set: rs, Zone: zone, Disambiguation: dis, Limit: int(limit)}
-	main := L.G.MainThread
-	cbs := callbacksOf(main)
-	h, err := t.ScheduleRecurrence(r, func(at temporal.Instant, index int) error {
-		p := newRecord(main, 2)
-		p.RawSetString("scheduled-at", newInstant(main, at))
-		p.RawSetString("occurrence-index", lua.LNumber(index))
-		main.Push(cb)
-		main.Push(p)
-		return cbs.Call(main, cb, 1)
-	}, o.jobOptions()...)
+	h, err := t.ScheduleRecurrence(r, recurrenceJob(L, cb), o.jobOptions()...)
 	raiseError(L, luaCall{fn, 2, true}, err)
 	return &luaHandle{h: h, recurrence: true}
 }

@@ -73,7 +73,7 @@ func TestRequireSnakeCaseAndNotFound(t *testing.T) {
 // A mistyped function of a module names the module and its nearest names.
 func TestUnknownModuleField(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
-		{`RS.new{}`, "module 'runtime-scheduler' has no field 'new' (fields: create)"},
+		{`RS.new{}`, "module 'runtime-scheduler' has no field 'new' (fields: create, decode, encode)"},
 		{`RS.creat{}`, "module 'runtime-scheduler' has no field 'creat'; did you mean 'create'?"},
 		{`Temporal.Duration{ seconds = 1 }`, "module 'temporal' has no field 'Duration'; did you mean 'duration'?"},
 		{`I.prase("2000-01-01T00:00:00Z")`, "module 'temporal.instant' has no field 'prase'; did you mean 'parse'?"},

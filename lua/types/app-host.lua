@@ -5,6 +5,7 @@
 ---@class AppHost
 ---@field scheduler AppHost.Scheduler the host's scheduler
 ---@field quit fun(): boolean asks the host to stop (false where nothing drives it)
+---@field handlers fun(handlers: table<string, function|{ callback: function, ["on-cancel"]?: function }>, opts?: RuntimeScheduler.RestoreOptions): boolean binds labels to callbacks; under metronome run --state FILE restores FILE's timers and returns true
 
 ---Called with the frame's delta in milliseconds.
 ---@alias AppHost.Facet fun(delta_ms: number)|{ update: fun(self: table, delta_ms: number) }
@@ -43,6 +44,8 @@
 ---@field run_to_last fun(self: AppHost.Scheduler): true test clock
 ---@field jump fun(self: AppHost.Scheduler, d: Temporal.Duration): true test clock: the host was suspended for d
 ---@field trace fun(self: AppHost.Scheduler, start?: boolean): RuntimeScheduler.TraceRecord[]|true
+---@field snapshot fun(self: AppHost.Scheduler, opts?: RuntimeScheduler.SnapshotOptions): RuntimeScheduler.Snapshot, RuntimeScheduler.LeftOut[] the host's timed work and pause state as plain data
+---@field restore fun(self: AppHost.Scheduler, snap: RuntimeScheduler.Snapshot|string, opts: RuntimeScheduler.RestoreOptions): true, RuntimeScheduler.LeftOut[], table<integer, RuntimeScheduler.Handle> into a host with nothing pending
 ---@field ["register-timer"] fun(self: AppHost.Scheduler, opts: RuntimeScheduler.TimerOptions): RuntimeScheduler.Timer
 ---@field register_timer fun(self: AppHost.Scheduler, opts: RuntimeScheduler.TimerOptions): RuntimeScheduler.Timer
 ---@field owner fun(self: AppHost.Scheduler, opts: RuntimeScheduler.OwnerOptions): RuntimeScheduler.Owner

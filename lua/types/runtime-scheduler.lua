@@ -4,6 +4,8 @@
 
 ---@class RuntimeScheduler
 ---@field create fun(opts?: RuntimeScheduler.CreateOptions): RuntimeScheduler.Scheduler call with '.', not ':'
+---@field encode fun(snap: RuntimeScheduler.Snapshot): string a snapshot as stable JSON text; call with '.'
+---@field decode fun(text: string): RuntimeScheduler.Snapshot JSON text back into a snapshot table; call with '.'
 
 ---@class RuntimeScheduler.CreateOptions
 ---@field clock? Temporal.Clock the epoch is clock:now(); default the run's virtual clock
@@ -79,6 +81,26 @@
 
 ---A typed scheduler on virtual time: exact-nanosecond deadlines, moved only
 ---by advance, update and the test-clock verbs.
+---@alias RuntimeScheduler.Snapshot table plain data (strings, numbers, booleans, tables): version, now, seq, jobs, ...
+
+---@class RuntimeScheduler.SnapshotOptions
+---@field skip? boolean leave out the jobs that cannot be saved (and list them) instead of raising
+
+---@class RuntimeScheduler.LeftOut
+---@field id integer
+---@field kind string
+---@field label? string
+---@field where? string where it was scheduled
+---@field reason string
+
+---@class RuntimeScheduler.RestoreOptions
+---@field handlers table<string, function|{ callback: function, ["on-cancel"]?: function }> label = callback
+---@field misfire? "fire-once"|"fire-all"|"skip" for runs missed while down; default "fire-once"
+---@field ["max-catch-up-ticks"]? integer fire-all fires at most this many per job (default 1,000)
+---@field max_catch_up_ticks? integer
+---@field skip? boolean leave out the jobs that cannot be restored (and list them) instead of raising
+---@field owners? table<string, RuntimeScheduler.Owner> owner id = an owner with a lease of this scheduler
+
 ---@class RuntimeScheduler.Scheduler
 ---@field ["schedule-once"] fun(self: RuntimeScheduler.Scheduler, opts: RuntimeScheduler.OnceOptions): RuntimeScheduler.Handle
 ---@field schedule_once fun(self: RuntimeScheduler.Scheduler, opts: RuntimeScheduler.OnceOptions): RuntimeScheduler.Handle
@@ -100,6 +122,8 @@
 ---@field run_to_last fun(self: RuntimeScheduler.Scheduler): true
 ---@field jump fun(self: RuntimeScheduler.Scheduler, d: Temporal.Duration): true the host was suspended for d
 ---@field trace fun(self: RuntimeScheduler.Scheduler, start?: boolean): RuntimeScheduler.TraceRecord[]|true
+---@field snapshot fun(self: RuntimeScheduler.Scheduler, opts?: RuntimeScheduler.SnapshotOptions): RuntimeScheduler.Snapshot, RuntimeScheduler.LeftOut[] pending work as plain data; changes nothing
+---@field restore fun(self: RuntimeScheduler.Scheduler, snap: RuntimeScheduler.Snapshot|string, opts: RuntimeScheduler.RestoreOptions): true, RuntimeScheduler.LeftOut[], table<integer, RuntimeScheduler.Handle> into a scheduler with nothing pending; the handles of restored once and every jobs by id
 ---@field ["set-loop-limit"] fun(self: RuntimeScheduler.Scheduler, n: integer): true
 ---@field set_loop_limit fun(self: RuntimeScheduler.Scheduler, n: integer): true
 ---@field ["set-max-pending"] fun(self: RuntimeScheduler.Scheduler, n: integer): true

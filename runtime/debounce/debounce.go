@@ -58,6 +58,7 @@ type Debouncer[K comparable, A any] struct {
 	clock    Timers
 	tagger   tagger // clock, when it describes keys
 	fn       Func[K, A]
+	src      rand.Source // rnd's source: State saves it when it can
 	rnd      *rand.Rand
 	timeout  int64
 	busy     int64
@@ -114,7 +115,7 @@ func New[K comparable, A any](clock Timers, c Config, fn Func[K, A]) (*Debouncer
 		src = rand.NewPCG(c.Seed, pcgStream)
 	}
 	d := &Debouncer[K, A]{
-		clock: clock, fn: fn, rnd: rand.New(src),
+		clock: clock, fn: fn, src: src, rnd: rand.New(src),
 		timeout: int64(c.Timeout), busy: int64(c.BusyTimeout),
 		forceMin: int64(c.ForceMin), forceMax: int64(c.ForceMax),
 		throttle: int64(c.Throttle), leading: c.Leading, trailing: c.Trailing,

@@ -225,6 +225,9 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 	if tag == tagSpawn {
 		return s.fireTask(id, (*task)(p))
 	}
+	if tag == tagLate {
+		return s.fireLate(id, when, key, refExt(p), jump, target)
+	}
 	ext := refExt(p)
 	s.curExt = ext
 	var err error

@@ -52,6 +52,7 @@ const (
 	tagTimer             // ref is a *timer, whose first field is its jobExt
 	tagEveryCount        // ref is a *jobExt: an every job with a count
 	tagSpawn             // ref is a *task, whose first field is its jobExt
+	tagLate              // ref is a *jobExt: a restored job's catch-up (restore.go)
 
 	tagBits = 3
 	tagMask = 1<<tagBits - 1
@@ -95,6 +96,7 @@ type jobExt struct {
 	id    uint64 // the id a Reset kept; 0: the key's
 	left  int    // an every job with a count: fires left
 	rearm bool   // see Rearmable
+	kind  Kind   // tagLate: the job's kind
 }
 
 // jobFn is the callback of a once or every job with an extension, and an
@@ -107,6 +109,7 @@ type jobFn struct {
 }
 
 type recurrence struct {
+	spec   Recurrence // what it was scheduled with, for Snapshot
 	fn     func(at temporal.Instant, index int) error
 	it     *temporal.RecurrenceIterator
 	limit  int // 0: none
@@ -120,6 +123,9 @@ func (e *jobExt) job(key uint64) JobInfo {
 	j := JobInfo{ID: key >> tagBits, Kind: tagKind(key & tagMask)}
 	if e != nil {
 		j.Label, j.Name = e.label, e.name
+		if key&tagMask == tagLate {
+			j.Kind = e.kind
+		}
 		if e.id != 0 {
 			j.ID = e.id
 		}

@@ -88,8 +88,9 @@ type TimerOptions struct {
 // tick of its timers is queued or started past its deadline.
 type Owner struct {
 	s         *Scheduler
-	lease     int64 // 0: no lease
-	deadline  int64 // ns after the epoch; math.MaxInt64 without a lease
+	id        string // OwnerOptions.ID
+	lease     int64  // 0: no lease
+	deadline  int64  // ns after the epoch; math.MaxInt64 without a lease
 	authority uint64
 	auth      cadence.Authority // nil: the lease above decides
 	slots     map[string]*slot
@@ -98,6 +99,9 @@ type Owner struct {
 // OwnerOptions say how an owner's timers are admitted: by a lease in
 // virtual time, or by an authority outside it.
 type OwnerOptions struct {
+	// ID names the owner in a Snapshot, which Restore binds again by it
+	// (RestoreOptions.Owners).
+	ID string
 	// Lease: the owner's timers tick until Now()+Lease, moved by Renew.
 	Lease temporal.Duration
 	// Authority admits the owner's ticks instead of a lease (a lease held
@@ -217,7 +221,7 @@ func (s *Scheduler) NewOwner(o OwnerOptions) (*Owner, error) {
 			return nil, &temporal.OptionError{Method: name, Param: "lease", Want: "0 with an Authority, which decides alone", Got: o.Lease}
 		}
 		l, _ := o.Authority.Lease()
-		return &Owner{s: s, deadline: math.MaxInt64, authority: l.Fence, auth: o.Authority, slots: map[string]*slot{}}, nil
+		return &Owner{s: s, id: o.ID, deadline: math.MaxInt64, authority: l.Fence, auth: o.Authority, slots: map[string]*slot{}}, nil
 	}
 	if o.Lease <= 0 {
 		return nil, &temporal.OptionError{Method: name, Param: "lease", Want: "a duration > 0 (or an Authority)", Got: o.Lease}
@@ -226,7 +230,7 @@ func (s *Scheduler) NewOwner(o OwnerOptions) (*Owner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Owner{s: s, lease: int64(o.Lease), deadline: at, slots: map[string]*slot{}}, nil
+	return &Owner{s: s, id: o.ID, lease: int64(o.Lease), deadline: at, slots: map[string]*slot{}}, nil
 }
 
 // admits reports whether a tick may be queued or started at at.

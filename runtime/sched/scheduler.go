@@ -55,6 +55,8 @@ type Scheduler struct {
 	observer func(Fire)
 
 	keyed *keyedState // keyed timers (keyed.go); nil until the first
+
+	late map[uint64]*late // restored jobs' catch-ups by queue key (restore.go)
 }
 
 // Fire describes one callback about to run, or, with Event set, pending
@@ -328,7 +330,7 @@ func (s *Scheduler) ScheduleRecurrence(r Recurrence, fn func(at temporal.Instant
 		return Handle{}, &CallError{Method: name, Err: err}
 	}
 	e := s.newExt(opts)
-	e.rec = &recurrence{fn: fn, it: it, limit: r.Limit, nextAt: at}
+	e.rec = &recurrence{spec: r, fn: fn, it: it, limit: r.Limit, nextAt: at}
 	return s.pushExt(name, int64(d), tagRecurrence, e, jobFn{})
 }
 
@@ -409,6 +411,9 @@ func (s *Scheduler) released(id timerq.ID, key uint64, p ref) {
 	}
 	if key&tagMask != tagOnce {
 		s.releaseExt(id, refExt(p))
+	}
+	if key&tagMask == tagLate {
+		delete(s.late, key)
 	}
 }
 
@@ -524,7 +529,7 @@ func (s *Scheduler) clear(ev Event) {
 	defer s.requeueRunning(running)
 	// The extensions are left to the GC with the chunks, rather than
 	// released one by one.
-	s.exts, s.extFree, s.fns = nil, nil, nil
+	s.exts, s.extFree, s.fns, s.late = nil, nil, nil, nil
 }
 
 // Drop deactivates all pending work and makes every later call but Drop

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// after returns the lines of out after the first line containing mark.
+func after(t *testing.T, out, mark string) string {
+	t.Helper()
+	i := strings.Index(out, mark)
+	if i < 0 {
+		t.Fatalf("no %q in:\n%s", mark, out)
+	}
+	j := strings.IndexByte(out[i:], '\n')
+	return out[i+j+1:]
+}
+
+// runCLI runs metronome in-process with args; it returns stdout, stderr
+// and the exit status.
+func runCLI(args ...string) (string, string, int) {
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+// TestStateResumesAfterQuit: a run that quits at its checkpoint with
+// --state, resumed by a second run, prints and traces after the
+// checkpoint what the uninterrupted run does.
+func TestStateResumesAfterQuit(t *testing.T) {
+	script := filepath.Join("testdata", "save_state.lua")
+	state := filepath.Join(t.TempDir(), "save.json")
+	full, fullTrace, code := runCLI("run", "--trace", script)
+	if code != 0 {
+		t.Fatalf("uninterrupted run: exit %d\n%s", code, fullTrace)
+	}
+	first, firstTrace, code := runCLI("run", "--trace", "--state", state, script, "quit")
+	if code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, firstTrace)
+	}
+	if strings.Contains(first, "boom") {
+		t.Fatalf("first run went past the checkpoint:\n%s", first)
+	}
+	second, secondTrace, code := runCLI("run", "--trace", "--state", state, script)
+	if code != 0 {
+		t.Fatalf("resumed run: exit %d\n%s", code, secondTrace)
+	}
+	if want := after(t, full, "checkpoint"); second != want || !strings.Contains(want, "boom") {
+		t.Errorf("resumed run printed:\n%s\nwant what the uninterrupted run printed after the checkpoint:\n%s", second, want)
+	}
+	if want := after(t, fullTrace, `label "checkpoint"`); secondTrace != want {
+		t.Errorf("resumed run traced:\n%s\nwant:\n%s", secondTrace, want)
+	}
+}
+
+// TestStateMissingHandlers: a saved state the script never binds with
+// host.handlers is an error, and the file stays as it was.
+func TestStateMissingHandlers(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "save.json")
+	if _, stderr, code := runCLI("run", "--state", state, filepath.Join("testdata", "save_state.lua"), "quit"); code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, stderr)
+	}
+	saved, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "nohandlers.lua")
+	if err := os.WriteFile(script, []byte("print('hi')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI("run", "--state", state, script)
+	if code != 1 || !strings.Contains(stderr, "never called host.handlers{...}") {
+		t.Errorf("exit %d, stderr %q: want 1 and a message naming host.handlers", code, stderr)
+	}
+	if now, _ := os.ReadFile(state); !bytes.Equal(now, saved) {
+		t.Error("the state file changed")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("the folder holds %d entries, want the state and the script (no temporary file left)", len(entries))
+	}
+}
+
+// TestStateResumesAfterSIGTERM: a metronome process stopped by SIGTERM
+// at its checkpoint writes its state; a second process resumes from it
+// and prints what the uninterrupted run prints after the checkpoint.
+func TestStateResumesAfterSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "metronome")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	script := filepath.Join("testdata", "save_state.lua")
+	state := filepath.Join(dir, "save.json")
+	full, _, code := runCLI("run", script)
+	if code != 0 {
+		t.Fatalf("uninterrupted run: exit %d", code)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a bound, not a wait
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "run", "--budget", "1h", "--state", state, script, "hang")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The process prints "checkpoint" and then loops in that callback
+	// until the signal: read up to that line, then send it.
+	sc := bufio.NewScanner(stdout)
+	var first []string
+	for sc.Scan() {
+		first = append(first, sc.Text())
+		if strings.HasSuffix(sc.Text(), " checkpoint") {
+			break
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for sc.Scan() {
+		first = append(first, sc.Text())
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("first process: %v, want exit 130\nstdout:\n%s\nstderr:\n%s", err, strings.Join(first, "\n"), stderr.String())
+	}
+	if _, err := os.Stat(state); err != nil {
+		t.Fatalf("no state written on SIGTERM: %v\nstderr:\n%s", err, stderr.String())
+	}
+
+	out, err := exec.CommandContext(ctx, bin, "run", "--state", state, script).Output()
+	if err != nil {
+		t.Fatalf("resumed process: %v", err)
+	}
+	if want := after(t, full, "checkpoint"); string(out) != want || !strings.Contains(want, "boom") {
+		t.Errorf("resumed process printed:\n%s\nwant what the uninterrupted run printed after the checkpoint:\n%s", out, want)
+	}
+}
