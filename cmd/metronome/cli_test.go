@@ -12,7 +12,15 @@ import (
 	"go.uber.org/goleak"
 )
 
+// asCLI, set to 1 in its environment, makes the test binary the metronome
+// command: a test that needs a process of its own (to signal it) starts
+// this binary again, with no build step and no toolchain.
+const asCLI = "METRONOME_TEST_AS_CLI"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(asCLI) == "1" {
+		main()
+	}
 	goleak.VerifyTestMain(m)
 }
 

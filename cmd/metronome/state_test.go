@@ -91,18 +91,25 @@ func TestStateMissingHandlers(t *testing.T) {
 	}
 }
 
+// cliProcess returns the metronome command with args as a process of its
+// own: this test binary, run as the command (see asCLI). ctx bounds it:
+// when ctx ends, the process is killed and its pipes closed.
+func cliProcess(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Env = append(os.Environ(), asCLI+"=1")
+	cmd.WaitDelay = 5 * time.Second // pipes close at most this long after a kill
+	return cmd
+}
+
 // TestStateResumesAfterSIGTERM: a metronome process stopped by SIGTERM
 // at its checkpoint writes its state; a second process resumes from it
 // and prints what the uninterrupted run prints after the checkpoint.
+//
+// Every wait is for an event of the child process (a line, its exit), not
+// for time; the context only bounds them, so that a child that misbehaves
+// fails the test instead of hanging it.
 func TestStateResumesAfterSIGTERM(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "metronome")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	script := filepath.Join("testdata", "save_state.lua")
 	state := filepath.Join(dir, "save.json")
 	full, _, code := runCLI("run", script)
@@ -110,9 +117,9 @@ func TestStateResumesAfterSIGTERM(t *testing.T) {
 		t.Fatalf("uninterrupted run: exit %d", code)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a bound, not a wait
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a bound, not a wait
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "run", "--budget", "1h", "--state", state, script, "hang")
+	cmd := cliProcess(ctx, "run", "--budget", "1h", "--state", state, script, "hang")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -123,14 +130,18 @@ func TestStateResumesAfterSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The process prints "checkpoint" and then loops in that callback
-	// until the signal: read up to that line, then send it.
+	// until the signal: read up to that line (its handler for SIGTERM is
+	// installed before the script runs), then send it.
 	sc := bufio.NewScanner(stdout)
 	var first []string
-	for sc.Scan() {
+	seen := false
+	for !seen && sc.Scan() {
 		first = append(first, sc.Text())
-		if strings.HasSuffix(sc.Text(), " checkpoint") {
-			break
-		}
+		seen = strings.HasSuffix(sc.Text(), " checkpoint")
+	}
+	if !seen {
+		err := cmd.Wait()
+		t.Fatalf("first process ended before its checkpoint: %v\nstdout:\n%s\nstderr:\n%s", err, strings.Join(first, "\n"), stderr.String())
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -141,15 +152,18 @@ func TestStateResumesAfterSIGTERM(t *testing.T) {
 	err = cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-		t.Fatalf("first process: %v, want exit 130\nstdout:\n%s\nstderr:\n%s", err, strings.Join(first, "\n"), stderr.String())
+		t.Fatalf("first process: %v, want exit 130 (context: %v)\nstdout:\n%s\nstderr:\n%s", err, ctx.Err(), strings.Join(first, "\n"), stderr.String())
 	}
 	if _, err := os.Stat(state); err != nil {
 		t.Fatalf("no state written on SIGTERM: %v\nstderr:\n%s", err, stderr.String())
 	}
 
-	out, err := exec.CommandContext(ctx, bin, "run", "--state", state, script).Output()
+	second := cliProcess(ctx, "run", "--state", state, script)
+	var secondErr bytes.Buffer
+	second.Stderr = &secondErr
+	out, err := second.Output()
 	if err != nil {
-		t.Fatalf("resumed process: %v", err)
+		t.Fatalf("resumed process: %v\nstderr:\n%s", err, secondErr.String())
 	}
 	if want := after(t, full, "checkpoint"); string(out) != want || !strings.Contains(want, "boom") {
 		t.Errorf("resumed process printed:\n%s\nwant what the uninterrupted run printed after the checkpoint:\n%s", out, want)
