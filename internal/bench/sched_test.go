@@ -116,7 +116,7 @@ type bmMetronome struct {
 func newBMMetronome(b *testing.B, n int, d bmData) *bmMetronome {
 	m := &bmMetronome{s: sched.New(temporal.Fixed(bmEpoch)), handles: make([]sched.Handle, n)}
 	// n pending plus the jobs an op adds pass the default cap at n = 1M.
-	if err := m.s.SetMaxPending(n + 1_000_000); err != nil {
+	if err := m.s.SetLimits(0, n+1_000_000); err != nil {
 		b.Fatal(err)
 	}
 	for i := range m.handles {

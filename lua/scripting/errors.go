@@ -117,9 +117,9 @@ func raiseErrorAbout(L *lua.LState, c luaCall, key string, err error) {
 	}
 	switch {
 	case errors.As(err, &le):
-		raise(L, "%s", le.Text("set-loop-limit"))
+		raise(L, "%s", loopLimitText(le))
 	case errors.As(err, &re):
-		raise(L, "%s", re.Text(c.fn, "advance", "loop-limit"))
+		raise(L, "%s: more than %d fires and work is still pending; the next is %v (an active interval never ends; use advance, or raise loop-limit)", c.fn, re.MaxFires, re.Next)
 	case errors.As(err, &ce):
 		raise(L, "%s: %s%s", c.fn, ce.Err, remedy(err))
 	case errors.As(err, &rce) && c.opts:
@@ -248,3 +248,13 @@ type flushError struct {
 
 func (e *flushError) Error() string { return e.err.Error() }
 func (e *flushError) Unwrap() error { return e.err }
+
+// loopLimitText is a *sched.LoopError as a script reads it: the job that
+// kept re-arming (or the host), and set-loop-limit as the way to raise it.
+func loopLimitText(le *sched.LoopError) string {
+	by := "the host"
+	if le.By != nil {
+		by = le.By.String()
+	}
+	return fmt.Sprintf("loop limit: %s put more than %d jobs on one instant (%s after the epoch) in one call; a callback keeps re-arming at zero delay (raise it with set-loop-limit)", by, le.Limit, temporal.Duration(le.AtNs).DecimalSeconds())
+}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/runtime/loop"
-	"github.com/metronome-rt/metronome/runtime/sched"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -116,7 +115,7 @@ func loadEventLoop(L *lua.LState) int {
 func eventLoopNew(L *lua.LState) int {
 	const fn = "new"
 	var clock *loop.Clock
-	limit := int64(sched.DefaultLoopLimit)
+	limit := int64(defaultLoopLimit)
 	if L.GetTop() >= 1 && L.Get(1) != lua.LNil {
 		o := checkOptions(L, 1, fn, []string{"clock", "now", "loop-limit"}, nil)
 		limit = loopLimitOption(&o, limit)

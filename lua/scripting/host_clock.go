@@ -65,7 +65,7 @@ var hostClockMethods = map[string]lua.LGFunction{
 // runAllLimit reads the optional option table { loop-limit = n } of fn,
 // run-all or run-to-last.
 func runAllLimit(L *lua.LState, fn string) int {
-	limit := int64(sched.DefaultLoopLimit)
+	limit := int64(defaultLoopLimit)
 	if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
 		o := checkOptions(L, 2, fn, []string{"loop-limit"}, nil)
 		if n, given := o.integer("loop-limit", false); given {

@@ -14,7 +14,7 @@ import (
 // refusal changes nothing and the scheduler goes on once there is room.
 func TestPendingCapInLua(t *testing.T) {
 	h := hostservices.New(temporal.Fixed(hostEpoch))
-	if err := h.Scheduler().SetMaxPending(300); err != nil {
+	if err := h.Scheduler().SetLimits(0, 300); err != nil {
 		t.Fatal(err)
 	}
 	L := hostState(t, h, nil)

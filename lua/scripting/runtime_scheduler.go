@@ -14,6 +14,11 @@ import (
 // the registry.
 const schedulerType = "runtime-scheduler"
 
+// defaultLoopLimit is the default of the loop-limit options, run-all's
+// and run-to-last's fires and EventLoop.new's limit, as the contract
+// states it: 10,000, a scheduler's own loop limit (set-loop-limit) too.
+const defaultLoopLimit = 10_000
+
 // luaScheduler is the userdata behind a runtime-scheduler instance.
 type luaScheduler struct {
 	s     *sched.Scheduler
@@ -202,7 +207,7 @@ var schedulerMethods = map[string]lua.LGFunction{
 		if !ok || n < 1 {
 			argError(L, 2, "set-loop-limit", "an integer >= 1 expected, got "+describe(L.Get(2)))
 		}
-		raiseError(L, luaCall{"set-loop-limit", 2, false}, ls.s.SetLoopLimit(int(n)))
+		raiseError(L, luaCall{"set-loop-limit", 2, false}, ls.s.SetLimits(int(n), 0))
 		L.Push(lua.LTrue)
 		return 1
 	},
@@ -295,7 +300,7 @@ func schedulerSetMaxPending(L *lua.LState) int {
 	if !ok || n < 1 {
 		argError(L, 2, fn, "an integer >= 1 expected, got "+describe(L.Get(2)))
 	}
-	raiseError(L, luaCall{fn, 2, false}, ls.s.SetMaxPending(int(n)))
+	raiseError(L, luaCall{fn, 2, false}, ls.s.SetLimits(0, int(n)))
 	L.Push(lua.LTrue)
 	return 1
 }

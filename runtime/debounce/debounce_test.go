@@ -372,7 +372,7 @@ func TestTrailingErrorStopsTheDrain(t *testing.T) {
 // the keys, not the random sequence.
 func TestRefusedTouchChangesNothing(t *testing.T) {
 	s := sched.New(temporal.Fixed(temporal.FromUnixNano(0)))
-	if err := s.SetMaxPending(1); err != nil {
+	if err := s.SetLimits(0, 1); err != nil {
 		t.Fatal(err)
 	}
 	d, _ := New(onScheduler(s), Config{Timeout: ms, BusyTimeout: temporal.Hour, ForceMin: temporal.Second, ForceMax: 2 * temporal.Second, Trailing: true, Seed: 1},

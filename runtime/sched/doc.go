@@ -129,13 +129,12 @@
 //
 // # Limits
 //
-// A scheduler holds at most 1,000,000 pending jobs, whatever their group;
-// SetMaxPending changes the cap. The job past it is refused with a
-// *CallError wrapping ErrTooManyPending ("ScheduleOnce: too many pending
-// jobs: the cap is 1000000") and nothing changes; an interval or recurrence
-// that re-arms is never refused. Jobs callbacks schedule for the instant
-// being drained are bounded by the loop limit (DefaultLoopLimit, 10,000
-// per instant per call; SetLoopLimit).
+// A scheduler holds at most 1,000,000 pending jobs, whatever their group.
+// The job past it is refused with a *CallError wrapping ErrTooManyPending
+// ("ScheduleOnce: too many pending jobs: the cap is 1000000") and nothing
+// changes; an interval or recurrence that re-arms is never refused. Jobs
+// callbacks schedule for the instant being drained are bounded by the loop
+// limit, 10,000 per instant per call. SetLimits changes either.
 //
 // # Queues
 //

@@ -18,7 +18,7 @@ var (
 
 	// ErrTooManyPending is returned, wrapped in a *CallError, by a
 	// scheduling method when the scheduler already holds as many pending
-	// jobs as its cap allows (see SetMaxPending): "ScheduleOnce: too many
+	// jobs as its cap allows (see SetLimits): "ScheduleOnce: too many
 	// pending jobs: the cap is 1000000".
 	ErrTooManyPending = errors.New("too many pending jobs")
 )
@@ -58,16 +58,12 @@ type LoopError struct {
 	AtNs  int64    // the instant, in ns after the epoch
 }
 
-func (e *LoopError) Error() string { return e.Text("SetLoopLimit") }
-
-// Text is the error's message with setLimit named as the way to raise the
-// limit, for layers that call SetLoopLimit by another name.
-func (e *LoopError) Text(setLimit string) string {
+func (e *LoopError) Error() string {
 	by := "the host"
 	if e.By != nil {
 		by = e.By.String()
 	}
-	return fmt.Sprintf("loop limit: %s put more than %d jobs on one instant (%s after the epoch) in one call; a callback keeps re-arming at zero delay (raise it with %s)", by, e.Limit, temporal.Duration(e.AtNs).DecimalSeconds(), setLimit)
+	return fmt.Sprintf("loop limit: %s put more than %d jobs on one instant (%s after the epoch) in one call; a callback keeps re-arming at zero delay (raise it with SetLimits)", by, e.Limit, temporal.Duration(e.AtNs).DecimalSeconds())
 }
 
 // RunLimitError reports that RunAll or RunToLast would fire more jobs than
@@ -78,10 +74,6 @@ type RunLimitError struct {
 	Next     JobInfo // the job that would have fired next, still pending
 }
 
-func (e *RunLimitError) Error() string { return e.Text(e.Method, "Advance", "maxFires") }
-
-// Text is the error's message with the names a layer gives the method,
-// Advance and maxFires.
-func (e *RunLimitError) Text(method, advance, maxFires string) string {
-	return fmt.Sprintf("%s: more than %d fires and work is still pending; the next is %v (an active interval never ends; use %s, or raise %s)", method, e.MaxFires, e.Next, advance, maxFires)
+func (e *RunLimitError) Error() string {
+	return fmt.Sprintf("%s: more than %d fires and work is still pending; the next is %v (an active interval never ends; use Advance, or raise maxFires)", e.Method, e.MaxFires, e.Next)
 }

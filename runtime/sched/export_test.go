@@ -24,8 +24,14 @@ const MaxCreations = maxCreations
 // DefaultMaxPending is a new scheduler's cap on pending jobs.
 const DefaultMaxPending = defaultMaxPending
 
-// MaxPending returns the cap SetMaxPending sets.
+// MaxPending returns the cap SetLimits sets.
 func (s *Scheduler) MaxPending() int { return s.maxPending }
+
+// DefaultLoopLimit is a new scheduler's loop limit.
+const DefaultLoopLimit = defaultLoopLimit
+
+// LoopLimit returns the loop limit SetLimits sets.
+func (s *Scheduler) LoopLimit() int { return s.loopLimit }
 
 // SetNewOnWheel makes New put every scheduler on the default timer wheel
 // while on is set, and returns a func restoring the previous choice.

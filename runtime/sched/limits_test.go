@@ -25,7 +25,7 @@ func capError(t *testing.T, what string, err error, method string, limit int) {
 // the creation numbers, and the scheduler goes on once there is room.
 func TestPendingCapRefusesTheJobPastIt(t *testing.T) {
 	r := newRec()
-	must(0, r.s.SetMaxPending(3))
+	must(0, r.s.SetLimits(0, 3))
 	r.once(t, "a", ms)
 	r.every(t, "b", 2*ms)
 	g := &sched.Group{Name: "g"}
@@ -64,7 +64,7 @@ func TestPendingCapNeverRefusesARearm(t *testing.T) {
 	occ := &occLog{s: r.s}
 	must(r.s.ScheduleRecurrence(sched.Recurrence{Set: dailyAt0230(t, "FREQ=HOURLY"), Zone: "UTC", Limit: 3}, occ.cb))
 	r.once(t, "a", 10*ms)
-	must(0, r.s.SetMaxPending(1))
+	must(0, r.s.SetLimits(0, 1))
 	if got := r.s.MaxPending(); got != 1 {
 		t.Fatalf("MaxPending() = %d, want 1", got)
 	}
@@ -113,18 +113,22 @@ func TestDefaultPendingCapStopsARunawayCallback(t *testing.T) {
 	r.run(t, []step{{advance: ms, want: []string{"after@0.002s"}}})
 }
 
-func TestSetMaxPendingBadInputs(t *testing.T) {
+func TestSetLimitsBadInputs(t *testing.T) {
 	r := newRec()
-	err := r.s.SetMaxPending(0)
+	err := r.s.SetLimits(3, -1)
 	var oe *temporal.OptionError
-	if !errors.As(err, &oe) || err.Error() != "SetMaxPending: n: want an integer >= 1, got 0" {
-		t.Fatalf("SetMaxPending(0) = %v", err)
+	if !errors.As(err, &oe) || err.Error() != "SetLimits: maxPending: want an integer >= 1, or 0 to keep it, got -1" {
+		t.Fatalf("SetLimits(3, -1) = %v", err)
 	}
-	if r.s.MaxPending() != sched.DefaultMaxPending {
-		t.Fatal("a refused SetMaxPending changed the cap")
+	if r.s.MaxPending() != sched.DefaultMaxPending || r.s.LoopLimit() != sched.DefaultLoopLimit {
+		t.Fatal("a refused SetLimits changed a limit")
+	}
+	must(0, r.s.SetLimits(0, 0)) // keeps both
+	if r.s.MaxPending() != sched.DefaultMaxPending || r.s.LoopLimit() != sched.DefaultLoopLimit {
+		t.Fatal("SetLimits(0, 0) changed a limit")
 	}
 	r.s.Drop()
-	if err := r.s.SetMaxPending(5); !errors.Is(err, sched.ErrDropped) || err.Error() != "SetMaxPending: scheduler dropped" {
-		t.Fatalf("SetMaxPending after Drop = %v", err)
+	if err := r.s.SetLimits(0, 5); !errors.Is(err, sched.ErrDropped) || err.Error() != "SetLimits: scheduler dropped" {
+		t.Fatalf("SetLimits after Drop = %v", err)
 	}
 }

@@ -97,7 +97,7 @@ func TestAdvanceReportingStopsOnReportsError(t *testing.T) {
 // guard, which counts across the whole call: reporting does not reset it.
 func TestAdvanceReportingKeepsTheLoopGuard(t *testing.T) {
 	r := newRec()
-	if err := r.s.SetLoopLimit(50); err != nil {
+	if err := r.s.SetLimits(50, 0); err != nil {
 		t.Fatal(err)
 	}
 	boom := errors.New("boom")

@@ -11,12 +11,13 @@ import (
 	"github.com/metronome-rt/metronome/temporal"
 )
 
-// DefaultLoopLimit is how many jobs callbacks may schedule for the instant
-// being drained, within one call, before the call fails with a *LoopError.
-const DefaultLoopLimit = 10_000
+// defaultLoopLimit is how many jobs callbacks may schedule for the instant
+// being drained, within one call, before the call fails with a *LoopError
+// (see SetLimits).
+const defaultLoopLimit = 10_000
 
 // defaultMaxPending is how many jobs a scheduler holds pending before a
-// scheduling method fails with ErrTooManyPending (see SetMaxPending).
+// scheduling method fails with ErrTooManyPending (see SetLimits).
 const defaultMaxPending = 1_000_000
 
 // Scheduler runs once, every and recurrence jobs on its own virtual time.
@@ -50,7 +51,7 @@ type Scheduler struct {
 	fires     int
 	report    func(*JobError) error // Advance's report: where job errors go
 
-	maxPending int // see SetMaxPending
+	maxPending int // see SetLimits
 
 	observer func(Fire)
 
@@ -83,7 +84,7 @@ func New(clock temporal.Clock) *Scheduler {
 		panic("sched.New: nil clock")
 	}
 	epoch := clock.Now()
-	s := &Scheduler{epoch: epoch, maxAt: math.MaxInt64 - max(epoch.UnixNano(), 0), loopLimit: DefaultLoopLimit, maxPending: defaultMaxPending}
+	s := &Scheduler{epoch: epoch, maxAt: math.MaxInt64 - max(epoch.UnixNano(), 0), loopLimit: defaultLoopLimit, maxPending: defaultMaxPending}
 	if newOnWheel {
 		s.q.w, _ = newWheel(wheel.Default())
 	}
@@ -132,28 +133,35 @@ func (s *Scheduler) SetObserver(fn func(Fire)) (prev func(Fire)) {
 	return prev
 }
 
-// SetLoopLimit sets how many jobs callbacks may schedule for the instant
-// being drained within one call (default DefaultLoopLimit). n must be >= 1.
-func (s *Scheduler) SetLoopLimit(n int) error { return s.setLimit("SetLoopLimit", &s.loopLimit, n) }
-
-// SetMaxPending sets how many jobs may be pending at once (default
-// 1,000,000); n must be >= 1. A scheduling method that would exceed
-// it fails with a *CallError wrapping ErrTooManyPending and changes nothing.
-// The cap counts every job on the timeline, whatever its group; an interval
-// or recurrence that re-arms, or a job that is pending at the call, is never
-// refused, so setting a cap below Count() only refuses new jobs until enough
-// have fired or been cancelled.
-func (s *Scheduler) SetMaxPending(n int) error { return s.setLimit("SetMaxPending", &s.maxPending, n) }
-
-// setLimit sets *limit to n >= 1 for method.
-func (s *Scheduler) setLimit(method string, limit *int, n int) error {
+// SetLimits sets the scheduler's two limits; 0 leaves one as it is, and
+// either must be >= 0. loopLimit is how many jobs callbacks may schedule
+// for the instant being drained within one call (default 10,000): past
+// it the call fails with a *LoopError. maxPending is how many jobs may be
+// pending at once (default 1,000,000): a scheduling method that would
+// exceed it fails with a *CallError wrapping ErrTooManyPending and
+// changes nothing. The cap counts every job on the timeline, whatever its
+// group; an interval or recurrence that re-arms, or a job that is pending
+// at the call, is never refused, so setting a cap below Count() only
+// refuses new jobs until enough have fired or been cancelled. A refused
+// call changes neither limit.
+func (s *Scheduler) SetLimits(loopLimit, maxPending int) error {
+	const name = "SetLimits"
 	if s.dropped {
-		return droppedError(method)
+		return droppedError(name)
 	}
-	if n < 1 {
-		return &temporal.OptionError{Method: method, Param: "n", Want: "an integer >= 1", Got: n}
+	const want = "an integer >= 1, or 0 to keep it"
+	if loopLimit < 0 {
+		return &temporal.OptionError{Method: name, Param: "loopLimit", Want: want, Got: loopLimit}
 	}
-	*limit = n
+	if maxPending < 0 {
+		return &temporal.OptionError{Method: name, Param: "maxPending", Want: want, Got: maxPending}
+	}
+	if loopLimit > 0 {
+		s.loopLimit = loopLimit
+	}
+	if maxPending > 0 {
+		s.maxPending = maxPending
+	}
 	return nil
 }
 

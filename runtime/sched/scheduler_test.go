@@ -294,12 +294,12 @@ func TestDropDeactivatesAndRefusesLaterCalls(t *testing.T) {
 		t.Fatal("handle of a dropped scheduler: inactive, cancel false")
 	}
 	checks := map[string]error{
-		"Advance":      r.s.Advance(ms),
-		"Clear":        r.s.Clear(),
-		"RunAll":       r.s.RunAll(10),
-		"RunToLast":    r.s.RunToLast(5),
-		"Jump":         r.s.Jump(ms),
-		"SetLoopLimit": r.s.SetLoopLimit(5),
+		"Advance":   r.s.Advance(ms),
+		"Clear":     r.s.Clear(),
+		"RunAll":    r.s.RunAll(10),
+		"RunToLast": r.s.RunToLast(5),
+		"Jump":      r.s.Jump(ms),
+		"SetLimits": r.s.SetLimits(5, 0),
 	}
 	_, err := r.s.ScheduleOnce(ms, r.cb("x"))
 	checks["ScheduleOnce"] = err
@@ -364,7 +364,7 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"every negative", second(r.s.ScheduleEvery(sched.Every{Interval: -s}, r.cb("x"))), "ScheduleEvery: e.Interval: want a duration > 0, got -PT1S"},
 		{"every nil", second(r.s.ScheduleEvery(sched.Every{Interval: s}, nil)), "ScheduleEvery: fn: want a function, got nil"},
 		{"once overflow", second(r.s.ScheduleOnce(math.MaxInt64, r.cb("x"))), "ScheduleOnce: delay: want a duration that keeps the deadline within int64 nanoseconds"},
-		{"loop limit", r.s.SetLoopLimit(0), "SetLoopLimit: n: want an integer >= 1, got 0"},
+		{"loop limit", r.s.SetLimits(-1, 0), "SetLimits: loopLimit: want an integer >= 1, or 0 to keep it, got -1"},
 		{"run-all limit", r.s.RunAll(0), "RunAll: maxFires: want an integer >= 1, got 0"},
 	}
 	for _, c := range cases {
@@ -477,7 +477,7 @@ func TestListIsInDueOrder(t *testing.T) {
 // the job; work scheduled before the call never counts.
 func TestLoopGuardStopsZeroDelayRearm(t *testing.T) {
 	r := newRec()
-	if err := r.s.SetLoopLimit(100); err != nil {
+	if err := r.s.SetLimits(100, 0); err != nil {
 		t.Fatal(err)
 	}
 	var rearm func() error
@@ -506,7 +506,7 @@ func TestLoopGuardDoesNotCountWorkScheduledBeforeTheCall(t *testing.T) {
 
 func TestLoopGuardCountsPerInstant(t *testing.T) {
 	r := newRec()
-	must(0, r.s.SetLoopLimit(3))
+	must(0, r.s.SetLimits(3, 0))
 	// Each fire schedules the next 1 ms later: never the same instant.
 	var chain func() error
 	left := 50

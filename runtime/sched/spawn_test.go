@@ -93,7 +93,7 @@ func TestSpawnErrors(t *testing.T) {
 
 func TestSpawnZeroWaitsCountTowardTheLoopLimit(t *testing.T) {
 	r := newRec()
-	if err := r.s.SetLoopLimit(5); err != nil {
+	if err := r.s.SetLimits(5, 0); err != nil {
 		t.Fatal(err)
 	}
 	var loop func(*sched.Step) error

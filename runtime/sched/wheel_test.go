@@ -160,7 +160,7 @@ func TestWheelSchedulerSameAsHeap(t *testing.T) {
 		if rapid.Bool().Draw(t, "small-cap") {
 			n := rapid.IntRange(1, 12).Draw(t, "max-pending")
 			for _, tw := range pair {
-				must(0, tw.s.SetMaxPending(n))
+				must(0, tw.s.SetLimits(0, n))
 			}
 		}
 		ops := map[string]func(*rapid.T) wheelOp{
