@@ -111,6 +111,18 @@
 // fired, or a job stopped before, reports nothing. With no observer every
 // path pays one nil check.
 //
+// # Save and restore
+//
+// Snapshot writes the pending work as plain data (package
+// runtime/sched/snapshot holds its format, which encoding/json writes):
+// every once, every, recurrence and keyed timer with its label (WithName),
+// deadline and creation order, and the owners with a lease by their id
+// (OwnerOptions.ID). Restore builds it again in a scheduler with nothing
+// pending, binding each label to a callback (RestoreOptions.Handlers);
+// restored at the snapshot's now, the run goes on exactly as if never
+// interrupted, and after downtime RestoreOptions.Misfire says what the
+// missed runs do. A task and a job without a label cannot be saved.
+//
 // # Errors
 //
 // A callback error stops the drain and is returned, wrapped in a *JobError.
