@@ -44,17 +44,11 @@ func (c *Claim) Lease() (cadence.Lease, bool) {
 	return cadence.Lease{Fence: c.fence, Deadline: s.deadline}, true
 }
 
-// Admit is sched.Admitter: the fence, and whether a tick may start now
-// (owned and before the deadline).
-func (c *Claim) Admit() (fence uint64, ok bool) {
-	l, held := c.Lease()
-	return l.Fence, held && c.s.now() < l.Deadline
-}
-
-// Owned reports whether this process owns the id now: Admit's ok.
+// Owned reports whether this process owns the id now: the claim is held
+// and its lease's deadline has not passed.
 func (c *Claim) Owned() bool {
-	_, ok := c.Admit()
-	return ok
+	l, held := c.Lease()
+	return held && c.s.now() < l.Deadline
 }
 
 // Resign gives the id up: no tick is admitted under the claim from the

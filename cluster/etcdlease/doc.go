@@ -1,8 +1,8 @@
 // Package etcdlease holds keyed-timer owners in etcd, so that an owner's
 // timers tick in one process at a time across many: a Claim is the
-// runtime/keyed owner authority of one owner id (cadence.Authority, for
-// Scheduler.NewOwnerAuthority) and the runtime/sched one (sched.Admitter,
-// for Scheduler.NewOwnerAdmitter).
+// cadence.Authority of one owner id, for runtime/keyed's
+// Scheduler.NewOwnerAuthority and runtime/sched's NewOwner
+// (OwnerOptions.Authority).
 //
 // Only programs that import this package link the etcd client.
 //
