@@ -222,10 +222,12 @@ func (s *Scheduler) fire(id timerq.ID, when int64, key uint64, p ref, jump bool,
 	if tag == tagTimer {
 		return s.fireTimer(id, when, key, (*timer)(p))
 	}
-	if tag == tagSpawn {
-		return s.fireTask(id, (*task)(p))
-	}
-	if tag == tagLate {
+	if tag >= tagSpawn {
+		// Spawned tasks and restored catch-ups: one compare on the way to
+		// the intervals below.
+		if tag == tagSpawn {
+			return s.fireTask(id, (*task)(p))
+		}
 		return s.fireLate(id, when, key, refExt(p), jump, target)
 	}
 	ext := refExt(p)
