@@ -53,7 +53,8 @@ FUZZ_TARGETS := \
 	./temporal:FuzzRecurrenceSet \
 	./hostservices:FuzzUpdateDelta \
 	./lua/scripting:FuzzOptionTables \
-	./lua/scripting:FuzzScript
+	./lua/scripting:FuzzScript \
+	./runtime/sched:FuzzDecodeSnapshot
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t#*:}; \
