@@ -13,7 +13,7 @@
 //	Interval(4e-7, f)    an error: 0.0000004 ms rounds to 0 ns
 //
 // Every count goes through temporal.Millis: NaN, ±Inf, negatives and
-// values beyond int64 nanoseconds are a *sched.OptionError naming the
+// values beyond int64 nanoseconds are a *temporal.OptionError naming the
 // method and its parameter, all with one message ("Timeout: delayMs: want
 // a finite number of milliseconds >= 0 within int64 nanoseconds, got NaN"), and change
 // nothing. An interval must also round to at least 1 ns (5e-7 ms is not

@@ -25,7 +25,7 @@
 // A claim's fence is its ownership key's create revision: it is unique per
 // ownership (etcd never reuses a revision) and grows with each new owner.
 // A keyed tick carries the fence it was admitted under (keyed.Fire.Fence,
-// sched.Tick.Fence, tick.fence in Lua). Claim.FencedTxn starts an etcd
+// sched.Step.Fence, tick.fence in Lua). Claim.FencedTxn starts an etcd
 // transaction whose first comparison is "the ownership key was created at
 // this fence", so a side effect written through it is refused once another
 // process took over, even from a tick that started just before.

@@ -17,7 +17,7 @@ import (
 // A callback runs as a coroutine from a per-state pool, so that tick:wait
 // can suspend it across virtual time; a thread that ended normally is
 // reused (a new one costs about 23 us and 112 KB). Every timer of a state
-// shares one TimerFunc (keyedLua.fire), which finds the generation in the
+// shares one handler (keyedLua.fire), which finds the generation in the
 // timer's Data: a callback that declares no parameter cannot see its tick,
 // so it gets none and its Data is the function alone; it is still resumed,
 // since s:wait may suspend it, unless it makes no call at all (isLeaf): then

@@ -12,7 +12,7 @@ import (
 
 // s:spawn(f, ...) and s:wait(d) (docs/lua-api.md, "spawn / wait"): f runs as a
 // coroutine, from the keyed timers' pool, that s:wait suspends for virtual
-// time. Under the hood it is a sched.Task whose steps are the coroutine's
+// time. Under the hood it is a spawned sched job whose steps are the coroutine's
 // resumptions.
 
 const spawnHandleType = "spawn handle"

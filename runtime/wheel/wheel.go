@@ -1,6 +1,6 @@
 // Package wheel is the shape of a hierarchical timer wheel, the deadline
-// queue behind sched.NewOnWheel and driver.NewService: the width of its
-// finest slot and the number of slots on each level, finest first. Each
+// queue behind driver.NewService: the width of its finest slot and the
+// number of slots on each level, finest first. Each
 // level's slot is as wide as the whole level below, so the wheel spans
 // Tick times the product of Slots, its horizon; deadlines beyond it wait
 // on an overflow level and come back as the wheel turns.
