@@ -204,7 +204,11 @@ test("bad input: clear errors naming restore, the option and what it wants", fun
   t:error(function() RS.decode('{"version": 99, "now": "2000-01-01T00:00:00Z", "seq": 0, "jobs": []}') end,
     "decode: snapshot field version: want a snapshot version from 1 to 1")
   t:error(function() RS.decode('{"version": 1, "now": "2000-01-01T00:00:00Z", "seq": 0, "jobs": [], "extra": 1}') end,
-    'decode: not a snapshot\'s JSON text: json: unknown field "extra"')
+    'decode: not a snapshot\'s JSON text: unknown field "extra"')
+  t:error(function() RS.decode('{"version": "one"}') end,
+    "decode: not a snapshot's JSON text: field version: want an integer, got a JSON string")
+  t:error(function() RS.encode({ version = "one" }) end,
+    "encode: not a snapshot's table: field version: want an integer, got a JSON string")
   t:error(function() RS.encode({ version = 1, now = "2000-01-01T00:00:00Z", jobs = { { kind = "once", f = print } } }) end,
     "snapshot.jobs[1].f: a string, number, boolean or table expected, got function")
   t:error(function() RS.decode(5) end, "bad argument #1 to 'decode' (snapshot text (a string) expected, got number")

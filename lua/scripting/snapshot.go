@@ -74,7 +74,7 @@ var snapshotModuleFuncs = map[string]lua.LGFunction{
 		if !ok {
 			argError(L, 1, "decode", "snapshot text (a string) expected, got "+describe(L.Get(1)))
 		}
-		snap, err := decodeSnapshot("decode", []byte(s))
+		snap, err := decodeSnapshot("decode", "JSON text", []byte(s))
 		if err != nil {
 			raise(L, "%v", err)
 		}
@@ -93,18 +93,18 @@ func encodeSnapshot(snap *luaSnapshot) (string, error) {
 	return string(b), nil
 }
 
-// decodeSnapshot reads a snapshot's JSON text for the Lua function fn:
-// unknown fields, a newer version and a job no scheduler could hold are
-// errors naming the field.
-func decodeSnapshot(fn string, text []byte) (*luaSnapshot, error) {
+// decodeSnapshot reads a snapshot's JSON text (the text given, or a
+// table's, as what says) for the Lua function fn: unknown fields, a newer
+// version and a job no scheduler could hold are errors naming the field.
+func decodeSnapshot(fn, what string, text []byte) (*luaSnapshot, error) {
 	var snap luaSnapshot
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&snap); err != nil {
-		return nil, fmt.Errorf("%s: not a snapshot's JSON text: %v", fn, err)
+		return nil, fmt.Errorf("%s: not a snapshot's %s: %v", fn, what, snapshot.JSONError(err))
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("%s: not a snapshot's JSON text: more text after its object", fn)
+		return nil, fmt.Errorf("%s: not a snapshot's %s: more text after its object", fn, what)
 	}
 	inner, err := json.Marshal(&snap.Snapshot)
 	if err == nil {
@@ -145,10 +145,12 @@ func snapshotFieldError(fn string, err error) error {
 // snapshotArg reads argument n of fn: a snapshot table or its JSON text.
 func snapshotArg(L *lua.LState, n int, fn string) *luaSnapshot {
 	var text []byte
+	what := "JSON text"
 	switch v := L.Get(n).(type) {
 	case lua.LString:
 		text = []byte(v)
 	case *lua.LTable:
+		what = "table"
 		plain, err := toPlain(v, "snapshot", 0)
 		if err != nil {
 			argError(L, n, fn, err.Error())
@@ -159,7 +161,7 @@ func snapshotArg(L *lua.LState, n int, fn string) *luaSnapshot {
 	default:
 		argError(L, n, fn, "a snapshot (the table snapshot returns, or its JSON text) expected, got "+describe(L.Get(n)))
 	}
-	snap, err := decodeSnapshot(fn, text)
+	snap, err := decodeSnapshot(fn, what, text)
 	if err != nil {
 		raise(L, "%v", err)
 	}

@@ -191,7 +191,7 @@ func Decode(text []byte) (State, error) {
 	dec := json.NewDecoder(strings.NewReader(string(text)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&st); err != nil {
-		return State{}, optionError(name, "text", "", nil, fmt.Errorf("not a snapshot's JSON: %w", err))
+		return State{}, optionError(name, "text", "", nil, fmt.Errorf("not a snapshot's JSON: %w", JSONError(err)))
 	}
 	if dec.More() {
 		return State{}, optionError(name, "text", "one JSON object", "more text after it", nil)
