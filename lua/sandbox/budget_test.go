@@ -3,10 +3,10 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/metronome-rt/metronome/lua/internal/luaeval"
 	"github.com/metronome-rt/metronome/temporal"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -32,18 +32,6 @@ func chunk(t *testing.T, L *lua.LState, src string) error {
 	return PCall(L, 0, 0, nil)
 }
 
-func wantErr(t *testing.T, err error, parts ...string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("no error; want one containing %q", parts)
-	}
-	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			t.Fatalf("error %q; want it to contain %q", err, p)
-		}
-	}
-}
-
 // The state's context keeps context.Context's rules: Err is nil until Done
 // is closed and the same error after; contexts derived from it and
 // context.AfterFunc see a budget run out; the next call runs under a new,
@@ -62,7 +50,7 @@ func TestBudgetContextKeepsTheContextRules(t *testing.T) {
 	ran := make(chan struct{})
 	context.AfterFunc(ctx, func() { close(ran) })
 
-	wantErr(t, chunk(t, L, `while true do end`), "ran past its 50ms budget")
+	luaeval.WantErr(t, chunk(t, L, `while true do end`), "ran past its 50ms budget")
 	for name, ch := range map[string]<-chan struct{}{"Done": ctx.Done(), "a derived context": child.Done(), "AfterFunc": ran} {
 		select {
 		case <-ch:

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metronome-rt/metronome/lua/internal/luaeval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -77,6 +78,6 @@ func TestCheckBudget(t *testing.T) {
 		}
 		return 0
 	}))
-	wantErr(t, chunk(t, L, `work()`), "budget: main chunk f.lua ran past its 50ms budget")
+	luaeval.WantErr(t, chunk(t, L, `work()`), "budget: main chunk f.lua ran past its 50ms budget")
 	CheckBudget(L) // no call open: nothing to raise
 }

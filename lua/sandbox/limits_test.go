@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metronome-rt/metronome/lua/internal/luaeval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -74,7 +75,7 @@ func TestStringLimitRefusesHugeResults(t *testing.T) {
 		{`string.format(("%1000000d"):rep(2000), 1)`, "bad argument #1 to 'format' (result of up to 2000818000 bytes exceeds the 1 GiB string limit)"},
 	}
 	for _, c := range cases {
-		if got := sandboxErr(t, L, "local _ = "+c.src); !strings.Contains(got, c.want) {
+		if got := luaeval.Err(t, L, "local _ = "+c.src); !strings.Contains(got, c.want) {
 			t.Errorf("%s: error %q, want it to contain %q", c.src, got, c.want)
 		}
 	}
@@ -83,7 +84,7 @@ func TestStringLimitRefusesHugeResults(t *testing.T) {
 // With Options.MemoryLimit, that is the string limit.
 func TestStringLimitFollowsMemoryLimit(t *testing.T) {
 	L, _ := newSandbox(t, Options{MemoryLimit: 64 << 10})
-	if got := sandboxEval1(t, L, `#("x"):rep(65536)`); got != "65536" {
+	if got := luaeval.Eval1(t, L, `#("x"):rep(65536)`); got != "65536" {
 		t.Fatalf("a string of exactly the limit: %s", got)
 	}
 	cases := []struct{ src, want string }{
@@ -100,7 +101,7 @@ func TestStringLimitFollowsMemoryLimit(t *testing.T) {
 		{`table.concat({1, 2, 3}, ("-"):rep(2^15 + 1))`, "bad argument #1 to 'concat' (result of at least 65540 bytes exceeds the 64 KiB string limit)"},
 	}
 	for _, c := range cases {
-		if got := sandboxErr(t, L, "local _ = "+c.src); !strings.Contains(got, c.want) {
+		if got := luaeval.Err(t, L, "local _ = "+c.src); !strings.Contains(got, c.want) {
 			t.Errorf("%s: error %q, want it to contain %q", c.src, got, c.want)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metronome-rt/metronome/lua/internal/luaeval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -15,7 +16,7 @@ import (
 // returns load's message, or "" when it compiled.
 func loadResult(t *testing.T, L *lua.LState, expr string) string {
 	t.Helper()
-	msg := sandboxEval1(t, L, "(function(_, msg) return tostring(msg) end)(load("+expr+"))")
+	msg := luaeval.Eval1(t, L, "(function(_, msg) return tostring(msg) end)(load("+expr+"))")
 	if msg == "nil" {
 		return ""
 	}
@@ -148,11 +149,11 @@ func TestSourceWorkLimitFunctionsAndNames(t *testing.T) {
 // assert(load(...)) raises it where pcall catches it.
 func TestSourceLimitErrorIsCatchable(t *testing.T) {
 	L, _ := newSandbox(t, Options{})
-	got := sandboxEval(t, L, `pcall(function() return assert(load(("do "):rep(1000) .. ("end "):rep(1000), "deep")) end)`)
+	got := luaeval.Eval(t, L, `pcall(function() return assert(load(("do "):rep(1000) .. ("end "):rep(1000), "deep")) end)`)
 	if len(got) != 2 || got[0] != "false" || !strings.Contains(got[1], "deep:1: source nested deeper than 200 levels") {
 		t.Fatalf("pcall(assert(load(...))): %q", got)
 	}
-	got = sandboxEval(t, L, `pcall(loadstring, "return " .. ("("):rep(1000) .. "1" .. (")"):rep(1000))`)
+	got = luaeval.Eval(t, L, `pcall(loadstring, "return " .. ("("):rep(1000) .. "1" .. (")"):rep(1000))`)
 	if len(got) != 3 || got[0] != "true" || got[1] != "nil" || !strings.Contains(got[2], "the source depth limit") {
 		t.Fatalf("pcall(loadstring, ...): %q", got)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metronome-rt/metronome/lua/internal/luaeval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -28,39 +29,6 @@ func newSandbox(t *testing.T, opts Options) (*lua.LState, *bytes.Buffer) {
 	return L, &out
 }
 
-// sandboxEval runs "return <expr>" and returns the results as strings.
-func sandboxEval(t *testing.T, L *lua.LState, expr string) []string {
-	t.Helper()
-	top := L.GetTop()
-	if err := L.DoString("return " + expr); err != nil {
-		t.Fatalf("%s: %v", expr, err)
-	}
-	var got []string
-	for i := top + 1; i <= L.GetTop(); i++ {
-		got = append(got, L.Get(i).String())
-	}
-	L.SetTop(top)
-	return got
-}
-
-func sandboxEval1(t *testing.T, L *lua.LState, expr string) string {
-	t.Helper()
-	got := sandboxEval(t, L, expr)
-	if len(got) != 1 {
-		t.Fatalf("%s: got %d results %q, want 1", expr, len(got), got)
-	}
-	return got[0]
-}
-
-func sandboxErr(t *testing.T, L *lua.LState, src string) string {
-	t.Helper()
-	err := L.DoString(src)
-	if err == nil {
-		t.Fatalf("%s: no error, want one", src)
-	}
-	return err.(*lua.ApiError).Object.String()
-}
-
 func TestLoadRefusesBinaryChunks(t *testing.T) {
 	L, _ := newSandbox(t, Options{})
 	const binary = "binary chunk"
@@ -69,21 +37,21 @@ func TestLoadRefusesBinaryChunks(t *testing.T) {
 		`loadstring("\27Lua\81\0")`,
 		`load(coroutine.wrap(function() coroutine.yield("\27Lu") coroutine.yield("a") end))`,
 	} {
-		got := sandboxEval(t, L, expr)
+		got := luaeval.Eval(t, L, expr)
 		if len(got) != 2 || got[0] != "nil" || !strings.Contains(got[1], binary) {
 			t.Errorf("%s = %q, want nil and a message about a %s", expr, got, binary)
 		}
 	}
-	if got := sandboxEval1(t, L, `load("return 1 + 1")()`); got != "2" {
+	if got := luaeval.Eval1(t, L, `load("return 1 + 1")()`); got != "2" {
 		t.Errorf("load of a string: %s, want 2", got)
 	}
-	if got := sandboxEval1(t, L, `loadstring("return 40 + 2")()`); got != "42" {
+	if got := luaeval.Eval1(t, L, `loadstring("return 40 + 2")()`); got != "42" {
 		t.Errorf("loadstring: %s, want 42", got)
 	}
-	if got := sandboxEval1(t, L, `load("return x", "chunk", "t", {x = 7})()`); got != "7" {
+	if got := luaeval.Eval1(t, L, `load("return x", "chunk", "t", {x = 7})()`); got != "7" {
 		t.Errorf("load with env: %s, want 7", got)
 	}
-	got := sandboxEval(t, L, `load("return +", "=snippet")`)
+	got := luaeval.Eval(t, L, `load("return +", "=snippet")`)
 	if len(got) != 2 || got[0] != "nil" || !strings.HasPrefix(got[1], "=snippet:1: ") {
 		t.Errorf("syntax error = %q, want nil and \"=snippet:1: ...\"", got)
 	}
@@ -122,7 +90,7 @@ func TestOSDateUTC(t *testing.T) {
 		`os.date("%U %W %V %G", os.time{year=2024, month=1, day=1})`: "00 01 01 2024",
 		`os.clock()`: "0",
 	} {
-		if got := sandboxEval1(t, L, expr); got != want {
+		if got := luaeval.Eval1(t, L, expr); got != want {
 			t.Errorf("%s = %q, want %q", expr, got, want)
 		}
 	}
@@ -130,10 +98,10 @@ func TestOSDateUTC(t *testing.T) {
 	if err := L.DoString("f = function() " + date + " end"); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := strings.Join(sandboxEval(t, L, "f()"), " "), "2024 3 10 6 59 5 1 70 false"; got != want {
+	if got, want := strings.Join(luaeval.Eval(t, L, "f()"), " "), "2024 3 10 6 59 5 1 70 false"; got != want {
 		t.Errorf(`os.date("*t") = %s, want %s`, got, want)
 	}
-	if got := sandboxEval1(t, L, `os.date("!*t", 0).year`); got != "1970" {
+	if got := luaeval.Eval1(t, L, `os.date("!*t", 0).year`); got != "1970" {
 		t.Errorf(`os.date("!*t", 0).year = %s`, got)
 	}
 	for src, want := range map[string]string{
@@ -144,7 +112,7 @@ func TestOSDateUTC(t *testing.T) {
 		`os.time{year=2024, month=3, day="1"}`: "field 'day' is not an integer",
 		`os.time{year=2024, month=3, day=1.5}`: "field 'day' is not an integer",
 	} {
-		if msg := sandboxErr(t, L, src); !strings.Contains(msg, want) {
+		if msg := luaeval.Err(t, L, src); !strings.Contains(msg, want) {
 			t.Errorf("%s: %q, want it to contain %q", src, msg, want)
 		}
 	}
@@ -154,11 +122,11 @@ func TestClocksFollowNow(t *testing.T) {
 	now := sandboxNow
 	L, _ := newSandbox(t, Options{Now: func() time.Time { return now }})
 	now = now.Add(1500 * time.Millisecond)
-	if got := sandboxEval(t, L, "os.clock(), os.time()"); strings.Join(got, " ") != "1.5 1710053946" {
+	if got := luaeval.Eval(t, L, "os.clock(), os.time()"); strings.Join(got, " ") != "1.5 1710053946" {
 		t.Errorf("after 1.5 s: os.clock(), os.time() = %q", got)
 	}
 	L2, _ := newSandbox(t, Options{CPUClock: func() float64 { return 0.25 }})
-	if got := sandboxEval1(t, L2, "os.clock()"); got != "0.25" {
+	if got := luaeval.Eval1(t, L2, "os.clock()"); got != "0.25" {
 		t.Errorf("CPUClock: os.clock() = %s", got)
 	}
 }
@@ -203,14 +171,14 @@ func TestRequireFindsPreloadOnly(t *testing.T) {
 	}
 	t.Chdir(dir)
 	L, _ := newSandbox(t, Options{})
-	if got := sandboxEval(t, L, "package.path, package.cpath"); strings.Join(got, " ") != "nil nil" {
+	if got := luaeval.Eval(t, L, "package.path, package.cpath"); strings.Join(got, " ") != "nil nil" {
 		t.Errorf("package.path, package.cpath = %q, want nil nil", got)
 	}
-	if msg := sandboxErr(t, L, `require "mod"`); !strings.Contains(msg, "module mod not found") {
+	if msg := luaeval.Err(t, L, `require "mod"`); !strings.Contains(msg, "module mod not found") {
 		t.Errorf("require of a file in the working folder: %q, want not found", msg)
 	}
 	L.PreloadModule("pre", func(L *lua.LState) int { L.Push(lua.LString("pre")); return 1 })
-	if got := sandboxEval1(t, L, `require "pre"`); got != "pre" {
+	if got := luaeval.Eval1(t, L, `require "pre"`); got != "pre" {
 		t.Errorf("require of a preloaded module = %s", got)
 	}
 }

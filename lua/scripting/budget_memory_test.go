@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"testing"
+
+	"github.com/metronome-rt/metronome/lua/internal/luaeval"
 )
 
 // heapObjects is the heap the Go runtime holds in objects, garbage
@@ -50,7 +52,7 @@ func TestMemoryLimitStopsGrowth(t *testing.T) {
 			err := chunk(t, L, src)
 			close(done)
 			p := <-peak
-			wantErr(t, err, "memory limit: the heap grew by", "past the 64 MiB limit")
+			luaeval.WantErr(t, err, "memory limit: the heap grew by", "past the 64 MiB limit")
 			t.Logf("peak %d MiB past the start", (p-base)>>20)
 			// One concatenation is one allocation, which no watcher can stop
 			// halfway: doubling from just under the limit makes 1.5 times
@@ -77,5 +79,5 @@ func TestMemoryLimitStopsGrowth(t *testing.T) {
 // before the memory limit or the Go stack.
 func TestMemoryCoroutineRecursion(t *testing.T) {
 	L, _ := budgetState(t, Options{MemoryLimit: 512 << 20})
-	wantErr(t, chunk(t, L, `local function f() local ok, e = coroutine.resume(coroutine.create(f)) error(e, 0) end f()`), "more than 200 coroutines")
+	luaeval.WantErr(t, chunk(t, L, `local function f() local ok, e = coroutine.resume(coroutine.create(f)) error(e, 0) end f()`), "more than 200 coroutines")
 }

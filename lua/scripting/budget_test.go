@@ -10,6 +10,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/hostservices"
+	"github.com/metronome-rt/metronome/lua/internal/luaeval"
 	"github.com/metronome-rt/metronome/lua/sandbox"
 	"github.com/metronome-rt/metronome/temporal"
 )
@@ -39,18 +40,6 @@ func chunk(t *testing.T, L *lua.LState, src string) error {
 	return PCall(L, 0, 0, nil)
 }
 
-func wantErr(t *testing.T, err error, parts ...string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("no error; want one containing %q", parts)
-	}
-	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			t.Fatalf("error %q; want it to contain %q", err, p)
-		}
-	}
-}
-
 // Each runaway in a main chunk ends in a budget error, past pcall,
 // xpcall and coroutines.
 func TestBudgetStopsRunawayMainChunk(t *testing.T) {
@@ -78,7 +67,7 @@ func TestBudgetStopsRunawayMainChunk(t *testing.T) {
 	for name, src := range runaways {
 		t.Run(name, func(t *testing.T) {
 			L, _ := budgetState(t, Options{Budget: testBudget})
-			wantErr(t, chunk(t, L, src), "budget: main chunk f.lua ran past its 50ms budget")
+			luaeval.WantErr(t, chunk(t, L, src), "budget: main chunk f.lua ran past its 50ms budget")
 			// The state goes on: the next chunk runs with a budget of its own.
 			if err := chunk(t, L, `x = 1`); err != nil {
 				t.Fatalf("next chunk: %v", err)
@@ -110,7 +99,7 @@ func TestOccurrencesStopWithTheBudget(t *testing.T) {
 	}))
 	err := chunk(t, L, `local Temporal = require "temporal"; local rs = Temporal.recurrence_set{ dtstart = "2024-01-01T00:00:00", rrule = "FREQ=SECONDLY;BYHOUR=12;BYMINUTE=0;BYSECOND=0" }
 		after_budget(rs.occurrences, rs, { zone_id = "UTC", limit = 1000 })`)
-	wantErr(t, err, "budget: main chunk f.lua ran past its 50ms budget")
+	luaeval.WantErr(t, err, "budget: main chunk f.lua ran past its 50ms budget")
 	if returned >= 0 {
 		t.Errorf("occurrences returned %d occurrences after the budget ran out; want the budget error", returned)
 	}
@@ -123,7 +112,7 @@ func TestOccurrencesOnceADay(t *testing.T) {
 	err := chunk(t, L, `local Temporal = require "temporal"
 		local rs = Temporal.recurrence_set{ dtstart = "2024-01-01T00:00:00", rrule = "FREQ=SECONDLY;BYHOUR=12;BYMINUTE=0;BYSECOND=0" }
 		rs:occurrences{ zone_id = "UTC", limit = 1000000 }`)
-	wantErr(t, err, "f.lua:3: occurrences: local time 2262-04-12T12:00:00 in UTC is outside the Instant range")
+	luaeval.WantErr(t, err, "f.lua:3: occurrences: local time 2262-04-12T12:00:00 in UTC is outside the Instant range")
 }
 
 // A callback's runaway names the callback; the scheduler goes on, and the
@@ -142,7 +131,7 @@ func TestBudgetStopsRunawayCallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = Drain(L, "update", func() error { return h.Update(1) })
-	wantErr(t, err, "f.lua:5:", "budget: callback function <f.lua:4> ran past its 50ms budget")
+	luaeval.WantErr(t, err, "f.lua:5:", "budget: callback function <f.lua:4> ran past its 50ms budget")
 	if tb, _ := Traceback(err); !strings.Contains(tb, "[job] once #1 scheduled at f.lua:4") {
 		t.Fatalf("traceback %q: want the job named", tb)
 	}
@@ -168,7 +157,7 @@ func TestBudgetNestedCallGetsTheRest(t *testing.T) {
 		pcall(s.advance, s, require("temporal").duration{ milliseconds = 1 })
 		while true do end
 	`)
-	wantErr(t, err, "budget: main chunk f.lua ran past its 50ms budget")
+	luaeval.WantErr(t, err, "budget: main chunk f.lua ran past its 50ms budget")
 }
 
 // The drain budget bounds one advance, update or step however short each
@@ -193,7 +182,7 @@ func TestDrainBudgetStopsEndlessDrains(t *testing.T) {
 	for name, src := range drains {
 		t.Run(name, func(t *testing.T) {
 			L, _ := budgetState(t, Options{Budget: temporal.Hour, DrainBudget: testBudget})
-			wantErr(t, chunk(t, L, src), "drain budget:", "ran past its 50ms budget after", "callbacks")
+			luaeval.WantErr(t, chunk(t, L, src), "drain budget:", "ran past its 50ms budget after", "callbacks")
 		})
 	}
 }
@@ -208,7 +197,7 @@ func TestDrainBudgetPassesPcall(t *testing.T) {
 	}
 	err := Drain(L, "step", func() error { return h.Update(1000) })
 	// The job that was firing, or about to, names itself.
-	wantErr(t, err, "every #1 scheduled at f.lua:3: ", "drain budget: step ran past its 50ms budget after")
+	luaeval.WantErr(t, err, "every #1 scheduled at f.lua:3: ", "drain budget: step ran past its 50ms budget after")
 }
 
 // Cancelling Options.Context stops Lua at its next instruction.
@@ -220,9 +209,9 @@ func TestContextInterruptsLua(t *testing.T) {
 	L.SetGlobal("started", L.NewFunction(func(*lua.LState) int { close(started); return 0 }))
 	go func() { <-started; cancel() }()
 	err := chunk(t, L, `started() while true do pcall(function() while true do end end) end`)
-	wantErr(t, err, "interrupted: context canceled")
+	luaeval.WantErr(t, err, "interrupted: context canceled")
 	// Every later call stops at once.
-	wantErr(t, chunk(t, L, `x = 1`), "interrupted")
+	luaeval.WantErr(t, chunk(t, L, `x = 1`), "interrupted")
 }
 
 // Coroutines resumed inside one another stop at a bound, before the Go
@@ -230,7 +219,7 @@ func TestContextInterruptsLua(t *testing.T) {
 func TestResumeNestingIsBounded(t *testing.T) {
 	L, _ := budgetState(t, Options{})
 	err := chunk(t, L, `local function f() coroutine.wrap(f)() end f()`)
-	wantErr(t, err, "more than 200 coroutines resumed inside one another")
+	luaeval.WantErr(t, err, "more than 200 coroutines resumed inside one another")
 	if err := chunk(t, L, `local co = coroutine.wrap(function() return 7 end) assert(co() == 7)`); err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +251,7 @@ func TestBudgetContextCarriesTheCause(t *testing.T) {
 	if err := L.Context().Err(); !errors.Is(err, context.Canceled) || !errors.Is(err, cause) {
 		t.Fatalf("Err = %v; want context.Canceled and the cause", err)
 	}
-	wantErr(t, chunk(t, L, `x = 1`), "interrupted: shutting down")
+	luaeval.WantErr(t, chunk(t, L, `x = 1`), "interrupted: shutting down")
 }
 
 // A DrainSpan's calls share one drain budget: a runner's 1 ns steps, each
@@ -297,7 +286,7 @@ func TestDrainSpanBoundsStepsTogether(t *testing.T) {
 		err = step()
 		steps++
 	}
-	wantErr(t, err, "drain budget: step ran past its 50ms budget after", "once #")
+	luaeval.WantErr(t, err, "drain budget: step ran past its 50ms budget after", "once #")
 	if steps < 2 {
 		t.Fatalf("stopped after %d step; want the steps' budget shared", steps)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/metronome-rt/metronome/hostservices"
+	"github.com/metronome-rt/metronome/lua/internal/luaeval"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -36,16 +37,16 @@ func TestRequireRefusesLinksOutOfTheScriptDir(t *testing.T) {
 		}
 	}
 	L, _ := newSandbox(t, Options{ScriptDir: dir})
-	if got := sandboxEval1(t, L, `require "inside"`); got != "real" {
+	if got := luaeval.Eval1(t, L, `require "inside"`); got != "real" {
 		t.Errorf(`require "inside" = %s, want real (a link within the folder)`, got)
 	}
 	for _, name := range []string{"leak", "rel", "up.secret"} {
-		msg := sandboxErr(t, L, `require "`+name+`"`)
+		msg := luaeval.Err(t, L, `require "`+name+`"`)
 		if !strings.Contains(msg, "a link to a file outside the script's folder") {
 			t.Errorf("require %q: %q, want a refusal", name, msg)
 		}
 	}
-	if got := sandboxEval1(t, L, `package.loaded["leak"] == nil`); got != "true" {
+	if got := luaeval.Eval1(t, L, `package.loaded["leak"] == nil`); got != "true" {
 		t.Error("a refused module is marked loaded")
 	}
 
@@ -55,10 +56,10 @@ func TestRequireRefusesLinksOutOfTheScriptDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	L2, _ := newSandbox(t, Options{ScriptDir: via})
-	if got := sandboxEval1(t, L2, `require "inside"`); got != "real" {
+	if got := luaeval.Eval1(t, L2, `require "inside"`); got != "real" {
 		t.Errorf("through a linked folder: %s", got)
 	}
-	if msg := sandboxErr(t, L2, `require "leak"`); !strings.Contains(msg, "outside the script's folder") {
+	if msg := luaeval.Err(t, L2, `require "leak"`); !strings.Contains(msg, "outside the script's folder") {
 		t.Errorf("through a linked folder, leak: %q", msg)
 	}
 }
@@ -76,7 +77,7 @@ func TestErrorsClipLongStrings(t *testing.T) {
 		`require("temporal").instant.from_epoch_ns(` + long + `)`,
 		`require(` + long + `)`,
 	} {
-		msg := sandboxErr(t, L, src)
+		msg := luaeval.Err(t, L, src)
 		if len(msg) > 400 || !strings.Contains(msg, "…(10000 bytes)") {
 			t.Errorf("%s: error of %d bytes: %.300s", src, len(msg), msg)
 		}
@@ -87,7 +88,7 @@ func TestErrorsClipLongStrings(t *testing.T) {
 // duration.parse does, instead of dropping digits.
 func TestInstantParseRefusesTenFractionDigits(t *testing.T) {
 	L, _ := newSandbox(t, Options{})
-	msg := sandboxErr(t, L, `require("temporal").instant.parse("2024-03-10T06:59:00.1234567891Z")`)
+	msg := luaeval.Err(t, L, `require("temporal").instant.parse("2024-03-10T06:59:00.1234567891Z")`)
 	if !strings.Contains(msg, `instant "2024-03-10T06:59:00.1234567891Z": more than 9 fractional digits`) {
 		t.Errorf("got %q", msg)
 	}
@@ -111,7 +112,7 @@ func TestTemporalOperatorErrors(t *testing.T) {
 		// metamethod: it cannot name the values (docs/lua-temporal.md).
 		`return d < 5`: "<string>:1: attempt to compare userdata with number",
 	} {
-		if msg := sandboxErr(t, L, src); !strings.HasPrefix(msg, want) && !strings.Contains(msg, want) {
+		if msg := luaeval.Err(t, L, src); !strings.HasPrefix(msg, want) && !strings.Contains(msg, want) {
 			t.Errorf("%s: %q, want %q", src, msg, want)
 		}
 	}
@@ -123,7 +124,7 @@ func TestRuntimeTimersColonCall(t *testing.T) {
 	L := hostState(t, h, nil)
 	doString(t, L, `RuntimeTimers = require "runtime-timers"`)
 	for _, fn := range []string{"Timeout", "Interval", "Debouncer", "clear"} {
-		msg := sandboxErr(t, L, `RuntimeTimers:`+fn+`{ delay_ms = 1, interval_ms = 1, callback = function() end }`)
+		msg := luaeval.Err(t, L, `RuntimeTimers:`+fn+`{ delay_ms = 1, interval_ms = 1, callback = function() end }`)
 		want := "<string>:1: bad argument #1 to '" + fn + "' (got the runtime-timers module: call RuntimeTimers." + fn + " with '.', not ':')"
 		if msg != want {
 			t.Errorf("RuntimeTimers:%s: %q, want %q", fn, msg, want)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metronome-rt/metronome/lua/internal/luaeval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -31,12 +32,12 @@ func TestDebouncerCallbacksRunUnderTheBudget(t *testing.T) {
 				err = Drain(L, "update", func() error { return h.Update(1) })
 			}
 			if name == "trailing" {
-				wantErr(t, err, "f.lua:4:", "budget: callback function <f.lua:4> ran past its 50ms budget")
+				luaeval.WantErr(t, err, "f.lua:4:", "budget: callback function <f.lua:4> ran past its 50ms budget")
 				return
 			}
 			// Inside the main chunk the callback gets what is left of its
 			// budget, so the main chunk's runs out.
-			wantErr(t, err, "f.lua:4:", "budget: main chunk f.lua ran past its 50ms budget", "[debouncer] made at f.lua:")
+			luaeval.WantErr(t, err, "f.lua:4:", "budget: main chunk f.lua ran past its 50ms budget", "[debouncer] made at f.lua:")
 		})
 	}
 }

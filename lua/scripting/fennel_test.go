@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metronome-rt/metronome/lua/internal/luaeval"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -111,7 +112,7 @@ func TestFennelCompilerOption(t *testing.T) {
 // require from Lua finds NAME.fnl and NAME/init.fnl after NAME.lua.
 func TestRequireFindsFennelModules(t *testing.T) {
 	L, _ := newSandbox(t, Options{ScriptDir: fennelDir})
-	got := sandboxEval(t, L, `require("lib.util").add(40, 2), require("inventory").count()`)
+	got := luaeval.Eval(t, L, `require("lib.util").add(40, 2), require("inventory").count()`)
 	if strings.Join(got, " ") != "42 7" {
 		t.Errorf("got %v, want [42 7]", got)
 	}
@@ -148,7 +149,7 @@ func TestFennelCompilerLoadsOnce(t *testing.T) {
 	if fennelSlotOf(L).compile != first {
 		t.Error("the compiler was loaded twice")
 	}
-	if got := sandboxEval(t, L, `require("fennel").version`); got[0] != "0.0-stand-in" {
+	if got := luaeval.Eval(t, L, `require("fennel").version`); got[0] != "0.0-stand-in" {
 		t.Errorf("require \"fennel\" gave version %v", got)
 	}
 }
@@ -196,7 +197,7 @@ func TestFennelRealCompiler(t *testing.T) {
 // reads its number literals with it.
 func TestTonumberReadsExponents(t *testing.T) {
 	L, _ := newSandbox(t, Options{})
-	got := sandboxEval(t, L, `tonumber("1e9"), tonumber(" 2.5E-3 "), tonumber(".5e1"), tonumber("1e"), tonumber("0x10"), tonumber("1e9", 16), tonumber("12")`)
+	got := luaeval.Eval(t, L, `tonumber("1e9"), tonumber(" 2.5E-3 "), tonumber(".5e1"), tonumber("1e"), tonumber("0x10"), tonumber("1e9", 16), tonumber("12")`)
 	want := "1000000000 0.0025 5 nil 16 489 12"
 	if strings.Join(got, " ") != want {
 		t.Errorf("got %v, want %s", got, want)
@@ -207,7 +208,7 @@ func TestTonumberReadsExponents(t *testing.T) {
 // "file:line" (the Fennel compiler names the chunks it loads so).
 func TestLoadAtChunkNameIsAFile(t *testing.T) {
 	L, _ := newSandbox(t, Options{})
-	got := sandboxEval(t, L, `pcall(load("\nerror('x')", "@macros.fnl"))`)
+	got := luaeval.Eval(t, L, `pcall(load("\nerror('x')", "@macros.fnl"))`)
 	if len(got) != 2 || got[1] != "macros.fnl:2: x" {
 		t.Errorf("got %q, want false and \"macros.fnl:2: x\"", got)
 	}
@@ -217,12 +218,12 @@ func TestLoadAtChunkNameIsAFile(t *testing.T) {
 // string: the Fennel compiler writes string literals with it.
 func TestFormatQuotesAsLua(t *testing.T) {
 	L, _ := newSandbox(t, Options{})
-	got := sandboxEval1(t, L, `string.format("%q|%5d|%q", "a\nb\0c\r\"\\\233", 7, 12)`)
+	got := luaeval.Eval1(t, L, `string.format("%q|%5d|%q", "a\nb\0c\r\"\\\233", 7, 12)`)
 	want := "\"a\\\nb\\000c\\r\\\"\\\\\xe9\"|    7|\"12\""
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if back := sandboxEval1(t, L, `loadstring("return " .. string.format("%q", "x\0y\n\r\"\\\233\1"))() == "x\0y\n\r\"\\\233\1"`); back != "true" {
+	if back := luaeval.Eval1(t, L, `loadstring("return " .. string.format("%q", "x\0y\n\r\"\\\233\1"))() == "x\0y\n\r\"\\\233\1"`); back != "true" {
 		t.Errorf("a string written with string.format(%q) does not read back as itself", "%q")
 	}
 }

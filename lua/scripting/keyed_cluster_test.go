@@ -7,6 +7,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/metronome-rt/metronome/lua/internal/luaeval"
 	"github.com/metronome-rt/metronome/runtime/cadence"
 	"github.com/metronome-rt/metronome/runtime/sched"
 )
@@ -143,5 +144,5 @@ func TestClusterClaimErrorIsALuaError(t *testing.T) {
 	fc := &fakeCluster{claims: map[string]*fakeClaim{}, fail: errors.New("etcd: no lease")}
 	L, _ := budgetState(t, Options{Cluster: fc})
 	err := chunk(t, L, `require("app-host").scheduler:owner{ id = "spot-1", lease = require("temporal").duration{ seconds = 1 } }`)
-	wantErr(t, err, `f.lua:1: owner: id "spot-1": etcd: no lease`)
+	luaeval.WantErr(t, err, `f.lua:1: owner: id "spot-1": etcd: no lease`)
 }

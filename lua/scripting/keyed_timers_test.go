@@ -3,6 +3,7 @@ package scripting
 import (
 	"testing"
 
+	"github.com/metronome-rt/metronome/lua/internal/luaeval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -34,7 +35,7 @@ func TestKeyedCallbackRunsUnderTheBudget(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = Drain(L, "update", func() error { return h.Update(20) })
-			wantErr(t, err, "budget: callback function <f.lua:5> ran past its 50ms budget")
+			luaeval.WantErr(t, err, "budget: callback function <f.lua:5> ran past its 50ms budget")
 			if err := Drain(L, "update", func() error { return h.Update(30) }); err != nil {
 				t.Fatalf("next update: %v", err)
 			}

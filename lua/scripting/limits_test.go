@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/metronome-rt/metronome/hostservices"
+	"github.com/metronome-rt/metronome/lua/internal/luaeval"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -106,7 +107,7 @@ func TestOccurrencesWindowIsBounded(t *testing.T) {
 		`rs:occurrences{ zone_id = "UTC", limit = 2^53 }`:              "<string>:1: bad argument #2 to 'occurrences' (:limit: more than 1000000 occurrences: give a smaller limit or an earlier before)",
 		`rs:occurrences{ zone_id = "UTC", limit = 2e6, before = far }`: "<string>:1: bad argument #2 to 'occurrences' (:before: more than 1000000 occurrences: give a smaller limit or an earlier before)",
 	} {
-		if got := sandboxErr(t, L, "local _ = "+src); got != want {
+		if got := luaeval.Err(t, L, "local _ = "+src); got != want {
 			t.Errorf("%s:\n got %q\nwant %q", src, got, want)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metronome-rt/metronome/lua/internal/luaeval"
 	"github.com/metronome-rt/metronome/lua/sandbox"
 )
 
@@ -32,7 +33,7 @@ func TestSourceLimitsLoadFileAndRequire(t *testing.T) {
 	if line := 1 + strings.Count(big[:sandbox.DefaultSourceBytes], "\n"); !errors.As(err, &le) || le.Limit != "Bytes" || le.Line != line {
 		t.Fatalf("LoadFile(big.lua): %v, want the size limit at line %d", err, line)
 	}
-	msg := sandboxErr(t, L, `require "deep"`)
+	msg := luaeval.Err(t, L, `require "deep"`)
 	if !strings.Contains(msg, "error loading module 'deep'") || !strings.Contains(msg, "deep.lua:1: source nested deeper than 200 levels") {
 		t.Fatalf("require: %q", msg)
 	}

@@ -3,6 +3,7 @@ package scripting
 import (
 	"testing"
 
+	"github.com/metronome-rt/metronome/lua/internal/luaeval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -15,7 +16,7 @@ func TestSpawnRunsUnderTheBudget(t *testing.T) {
 			local hs = require("app-host").scheduler
 			hs:spawn(function() while true do end end)
 		`)
-		wantErr(t, err, "budget", "ran past its 50ms budget")
+		luaeval.WantErr(t, err, "budget", "ran past its 50ms budget")
 	})
 	t.Run("after a wait", func(t *testing.T) {
 		L, h := budgetState(t, Options{Budget: testBudget})
@@ -34,7 +35,7 @@ func TestSpawnRunsUnderTheBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 		err = Drain(L, "update", func() error { return h.Update(10) })
-		wantErr(t, err, "budget: callback function <f.lua:5> ran past its 50ms budget")
+		luaeval.WantErr(t, err, "budget: callback function <f.lua:5> ran past its 50ms budget")
 		if err := Drain(L, "update", func() error { return h.Update(10) }); err != nil {
 			t.Fatalf("next update: %v", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metronome-rt/metronome/lua/internal/luaeval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -28,39 +29,6 @@ func newSandbox(t *testing.T, opts Options) (*lua.LState, *bytes.Buffer) {
 	return L, &out
 }
 
-// sandboxEval runs "return <expr>" and returns the results as strings.
-func sandboxEval(t *testing.T, L *lua.LState, expr string) []string {
-	t.Helper()
-	top := L.GetTop()
-	if err := L.DoString("return " + expr); err != nil {
-		t.Fatalf("%s: %v", expr, err)
-	}
-	var got []string
-	for i := top + 1; i <= L.GetTop(); i++ {
-		got = append(got, L.Get(i).String())
-	}
-	L.SetTop(top)
-	return got
-}
-
-func sandboxEval1(t *testing.T, L *lua.LState, expr string) string {
-	t.Helper()
-	got := sandboxEval(t, L, expr)
-	if len(got) != 1 {
-		t.Fatalf("%s: got %d results %q, want 1", expr, len(got), got)
-	}
-	return got[0]
-}
-
-func sandboxErr(t *testing.T, L *lua.LState, src string) string {
-	t.Helper()
-	err := L.DoString(src)
-	if err == nil {
-		t.Fatalf("%s: no error, want one", src)
-	}
-	return err.(*lua.ApiError).Object.String()
-}
-
 func TestSandboxRefusals(t *testing.T) {
 	L, _ := newSandbox(t, Options{})
 	for _, expr := range []string{
@@ -68,12 +36,12 @@ func TestSandboxRefusals(t *testing.T) {
 		"os.execute", "os.exit", "os.remove", "os.rename", "os.getenv", "os.tmpname",
 		"package.path", "package.cpath",
 	} {
-		if got := sandboxEval1(t, L, expr); got != "nil" {
+		if got := luaeval.Eval1(t, L, expr); got != "nil" {
 			t.Errorf("%s = %s, want nil", expr, got)
 		}
 	}
 	for _, expr := range []string{"os.time", "os.clock", "os.date", "string.format", "table.concat", "math.floor", "coroutine.wrap"} {
-		if got := sandboxEval1(t, L, "type("+expr+")"); got != "function" {
+		if got := luaeval.Eval1(t, L, "type("+expr+")"); got != "function" {
 			t.Errorf("type(%s) = %s, want function", expr, got)
 		}
 	}
@@ -85,7 +53,7 @@ func TestSandboxRefusals(t *testing.T) {
 		`dofile("x.lua")`:        "attempt to call a non-function object",
 		`loadfile("x.lua")`:      "attempt to call a non-function object",
 	} {
-		if msg := sandboxErr(t, L, src); !strings.Contains(msg, want) {
+		if msg := luaeval.Err(t, L, src); !strings.Contains(msg, want) {
 			t.Errorf("%s: %q, want it to contain %q", src, msg, want)
 		}
 	}
@@ -114,13 +82,13 @@ func TestStateRequire(t *testing.T) {
 	t.Cleanup(func() { os.Remove(outside) })
 
 	L, _ := newSandbox(t, Options{ScriptDir: dir})
-	if got := sandboxEval(t, L, `require("sibling").name, require("sibling").n`); strings.Join(got, " ") != "sibling 1" {
+	if got := luaeval.Eval(t, L, `require("sibling").name, require("sibling").n`); strings.Join(got, " ") != "sibling 1" {
 		t.Errorf("require sibling = %q", got)
 	}
-	if got := sandboxEval1(t, L, `require("sibling") == require("sibling")`); got != "true" {
+	if got := luaeval.Eval1(t, L, `require("sibling") == require("sibling")`); got != "true" {
 		t.Errorf("require does not cache: %s", got)
 	}
-	if got := sandboxEval1(t, L, `require "sub.inner"`); got != "inner" {
+	if got := luaeval.Eval1(t, L, `require "sub.inner"`); got != "inner" {
 		t.Errorf("require sub.inner = %s", got)
 	}
 	for src, want := range map[string]string{
@@ -132,7 +100,7 @@ func TestStateRequire(t *testing.T) {
 		`require("missing")`:                              "no file '" + filepath.Join(dir, "missing.lua") + "'",
 		`require("broken")`:                               filepath.Join(dir, "broken.lua") + ":1: syntax error near '+'",
 	} {
-		if msg := sandboxErr(t, L, src); !strings.Contains(msg, want) {
+		if msg := luaeval.Err(t, L, src); !strings.Contains(msg, want) {
 			t.Errorf("%s: %q, want it to contain %q", src, msg, want)
 		}
 	}
@@ -142,7 +110,7 @@ func TestStateRequire(t *testing.T) {
 	if err := L2.DoString(`package.path = "` + filepath.Dir(dir) + `/?.lua"`); err != nil {
 		t.Fatal(err)
 	}
-	if msg := sandboxErr(t, L2, `require("`+filepath.Base(dir)+`-secret")`); !strings.Contains(msg, "no script folder") {
+	if msg := luaeval.Err(t, L2, `require("`+filepath.Base(dir)+`-secret")`); !strings.Contains(msg, "no script folder") {
 		t.Errorf("require through package.path: %q", msg)
 	}
 }
@@ -155,14 +123,14 @@ func TestStateModules(t *testing.T) {
 		return 1
 	}
 	L, _ := newSandbox(t, Options{Modules: map[string]lua.LGFunction{"custom-mod": loader}})
-	if got := sandboxEval1(t, L, `require("custom-mod").answer`); got != "42" {
+	if got := luaeval.Eval1(t, L, `require("custom-mod").answer`); got != "42" {
 		t.Errorf("custom module: %s", got)
 	}
-	if got := sandboxEval1(t, L, `rawget(_G, "custom-mod")`); got != "nil" {
+	if got := luaeval.Eval1(t, L, `rawget(_G, "custom-mod")`); got != "nil" {
 		t.Errorf("module leaked into globals: %s", got)
 	}
 	for name := range builtinModules {
-		if got := sandboxEval1(t, L, `type(package.preload["`+name+`"])`); got != "function" {
+		if got := luaeval.Eval1(t, L, `type(package.preload["`+name+`"])`); got != "function" {
 			t.Errorf("built-in %s not preloaded: %s", name, got)
 		}
 	}
@@ -177,15 +145,15 @@ func TestStateModules(t *testing.T) {
 func TestStateAllowIO(t *testing.T) {
 	L, _ := newSandbox(t, Options{AllowIO: true})
 	for _, expr := range []string{"io.open", "io.write", "os.getenv", "os.remove", "os.execute"} {
-		if got := sandboxEval1(t, L, "type("+expr+")"); got != "function" {
+		if got := luaeval.Eval1(t, L, "type("+expr+")"); got != "function" {
 			t.Errorf("type(%s) = %s, want function", expr, got)
 		}
 	}
-	if got := sandboxEval1(t, L, `os.date("%H:%M:%S %Z")`); got != "06:59:05 UTC" {
+	if got := luaeval.Eval1(t, L, `os.date("%H:%M:%S %Z")`); got != "06:59:05 UTC" {
 		t.Errorf("os.date with AllowIO = %s, want the UTC sandbox version", got)
 	}
 	for _, expr := range []string{"dofile", "loadfile", "package.path"} {
-		if got := sandboxEval1(t, L, expr); got != "nil" {
+		if got := luaeval.Eval1(t, L, expr); got != "nil" {
 			t.Errorf("%s = %s, want nil", expr, got)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metronome-rt/metronome/lua/internal/luaeval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -16,7 +17,7 @@ func TestMainChunkTracebackOfATailCallRunaway(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	err := chunk(t, L, "local function f() return f() end\nf()")
 	runtime.ReadMemStats(&after)
-	wantErr(t, err, "budget: main chunk f.lua ran past its 50ms budget")
+	luaeval.WantErr(t, err, "budget: main chunk f.lua ran past its 50ms budget")
 	tb, _ := Traceback(err)
 	want := "stack traceback:\n" +
 		"\tf.lua:1: in function <f.lua:1>\n" +

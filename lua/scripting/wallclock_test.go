@@ -8,6 +8,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/metronome-rt/metronome/hostservices"
+	"github.com/metronome-rt/metronome/lua/internal/luaeval"
 	"github.com/metronome-rt/metronome/temporal"
 )
 
@@ -48,29 +49,29 @@ func TestOptionsClock(t *testing.T) {
 	L := NewState(Options{Clock: temporal.Fixed(at), Modules: HostModules(h, nil)})
 	defer L.Close()
 	for _, expr := range []string{nowOfCreate, nowOfMake} {
-		if got := sandboxEval1(t, L, "tostring("+expr+")"); got != "2024-03-10T06:59:00Z" {
+		if got := luaeval.Eval1(t, L, "tostring("+expr+")"); got != "2024-03-10T06:59:00Z" {
 			t.Errorf("%s = %s, want 2024-03-10T06:59:00Z", expr, got)
 		}
 	}
-	if got := sandboxEval1(t, L, "os.time()"); got != "1710053940" {
+	if got := luaeval.Eval1(t, L, "os.time()"); got != "1710053940" {
 		t.Errorf("os.time() = %s, want 1710053940", got)
 	}
-	msg := sandboxErr(t, L, `require("temporal").clock.system()`)
+	msg := luaeval.Err(t, L, `require("temporal").clock.system()`)
 	if want := "<string>:1: clock.system: the wall clock is refused"; !strings.HasPrefix(msg, want) || !strings.Contains(msg, "--allow-wallclock") {
 		t.Errorf("clock.system() error %q, want %q... naming --allow-wallclock", msg, want)
 	}
 	// A coroutine of the state is refused too: the policy is the state's.
-	msg = sandboxErr(t, L, `assert(coroutine.resume(coroutine.create(function() require("temporal").clock.system() end)))`)
+	msg = luaeval.Err(t, L, `assert(coroutine.resume(coroutine.create(function() require("temporal").clock.system() end)))`)
 	if !strings.Contains(msg, "the wall clock is refused") {
 		t.Errorf("in a coroutine: %q", msg)
 	}
 
 	L2 := NewState(Options{Clock: temporal.Fixed(at), AllowWallClock: true})
 	defer L2.Close()
-	if got := sandboxEval1(t, L2, `tostring(require("temporal").clock.system())`); got != "Temporal.clock system" {
+	if got := luaeval.Eval1(t, L2, `tostring(require("temporal").clock.system())`); got != "Temporal.clock system" {
 		t.Errorf("AllowWallClock: clock.system() = %s", got)
 	}
-	if got := sandboxEval1(t, L2, "tostring("+nowOfCreate+")"); got != "2024-03-10T06:59:00Z" {
+	if got := luaeval.Eval1(t, L2, "tostring("+nowOfCreate+")"); got != "2024-03-10T06:59:00Z" {
 		t.Errorf("AllowWallClock: create():now() = %s, want Options.Clock's instant", got)
 	}
 }
