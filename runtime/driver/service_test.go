@@ -114,6 +114,7 @@ func TestServiceWakeUps(t *testing.T) {
 		if got := <-fired; got != 10*time.Second {
 			t.Fatalf("the later callback ran at %v, want 10s", got)
 		}
+		synctest.Wait() // the loop goes idle after the callback returns
 		if n := driver.Wakes(s); n != 4 {
 			t.Fatalf("%d wake-ups, want 4 (two Schedules, two deadlines)", n)
 		}
