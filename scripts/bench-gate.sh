@@ -18,6 +18,12 @@
 # N = 0 (start-up and compile), per fire. The Go heap peer is
 # ../shared/bench/gopeer when it stands beside the project.
 #
+# Each round also runs internal/bench/cmd/floor: the runtime's Go side with
+# Go callbacks and bare gopher-lua calls of the scenes' callbacks. Their sum
+# is the least a Lua scene can cost; a row against an outside peer prints
+# the best ratio that floor allows, the keyed row the ratio of the two
+# floors.
+#
 # Usage: scripts/bench-gate.sh [ROUNDS]   (default 3; about 15 s a round)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +33,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 "$GO" build -o "$tmp/metronome" ./cmd/metronome
+"$GO" build -o "$tmp/floor" ./internal/bench/cmd/floor
 peer=../shared/bench/gopeer
 if [ -d "$peer" ]; then
 	(cd "$peer" && GOFLAGS=-mod=mod "$GO" build -o "$tmp/gopeer" .) >"$tmp/log" 2>&1 || { echo "bench-gate: the Go heap peer did not build: $(tail -n 1 "$tmp/log")"; exit 2; }
@@ -57,6 +64,10 @@ keep() { # keep NAME VALUE: the smallest of the rounds
 	if [ -z "${best[$1]:-}" ] || [ "$2" -lt "${best[$1]}" ]; then best[$1]=$2; fi
 }
 for _ in $(seq "$rounds"); do
+	fl=$("$tmp/floor" -n "$n" -h "$h")
+	for k in go_every go_keyed go_loop lua_leaf lua_calling lua_resumed; do
+		keep "$k" "$(echo "$fl" | sed -n "s/.*\"$k\":\([0-9]*\).*/\1/p")"
+	done
 	if [ -x "$tmp/gopeer" ]; then
 		keep heap "$("$tmp/gopeer" -n "$n" -h "$h" -peers heap | sed -n 's/.*"ns_per_fire":\([0-9]*\).*/\1/p')"
 	fi
@@ -72,26 +83,31 @@ for _ in $(seq "$rounds"); do
 done
 
 miss=0
-# row NAME OURS PEER GOAL CMP: ratio OURS/PEER against GOAL (CMP le: at most)
+# ratio A B: A / B with two decimals
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# row NAME OURS PEER GOAL CMP [NOTE]: ratio OURS/PEER against GOAL (CMP le: at most)
 row() {
 	local r
 	r=$(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.2f", a / b }')
 	if awk -v r="$r" -v g="$4" -v c="$5" 'BEGIN { exit !((c == "le") ? r <= g : r >= g) }'; then
-		printf '%-16s %5s ns  %5s ns  ratio %s  goal %s %s  met\n' "$1" "$2" "$3" "$r" "$([ "$5" = le ] && echo '<=' || echo '>=')" "$4"
+		printf '%-16s %5s ns  %5s ns  ratio %s  goal %s %s  met%s\n' "$1" "$2" "$3" "$r" "$([ "$5" = le ] && echo '<=' || echo '>=')" "$4" "${6:+  ($6)}"
 	else
-		printf '%-16s %5s ns  %5s ns  ratio %s  goal %s %s  MISSED\n' "$1" "$2" "$3" "$r" "$([ "$5" = le ] && echo '<=' || echo '>=')" "$4"
+		printf '%-16s %5s ns  %5s ns  ratio %s  goal %s %s  MISSED%s\n' "$1" "$2" "$3" "$r" "$([ "$5" = le ] && echo '<=' || echo '>=')" "$4" "${6:+  ($6)}"
 		miss=1
 	fi
 }
 echo "best of $rounds interleaved rounds, ns per fire (ours, then the peer or the base)"
-if [ -n "${best[heap]:-}" ]; then row "intervals / Go heap" "${best[w1]}" "${best[heap]}" 0.75 le; else echo "intervals / Go heap  skipped: $peer not found"; fi
+echo "floor: Go side with Go callbacks, every $((best[go_every])) keyed $((best[go_keyed])) event loop $((best[go_loop])) ns; bare gopher-lua call $((best[lua_leaf])), calling $((best[lua_calling])), resumed $((best[lua_resumed])) ns"
+w1floor=$((best[go_every] + best[lua_leaf]))
+if [ -n "${best[heap]:-}" ]; then row "intervals / Go heap" "${best[w1]}" "${best[heap]}" 0.75 le "floor $w1floor ns: at best $(ratio "$w1floor" "${best[heap]}")"; else echo "intervals / Go heap  skipped: $peer not found"; fi
 row "budgets on/off" "${best[w1]}" "${best[w1off]}" 1.05 le
-row "keyed calling" "${best[keyedcall]}" "${best[call]}" 1.30 le
+row "keyed calling" "${best[keyedcall]}" "${best[call]}" 1.30 le "floors $((best[go_keyed] + best[lua_resumed])) and $((best[go_every] + best[lua_calling])) ns: $(ratio $((best[go_keyed] + best[lua_resumed])) $((best[go_every] + best[lua_calling])))"
 row "keyed tick" "${best[keyedtick]}" "${best[w1]}" 1.60 le
 if [ -n "${best[sinon]:-}" ]; then
 	r=$(awk -v a="${best[sinon]}" -v b="${best[loop]}" 'BEGIN { printf "%.2f", a / b }')
 	if awk -v r="$r" 'BEGIN { exit !(r >= 4) }'; then v=met; else v=MISSED; miss=1; fi
-	printf '%-16s %5s ns  %5s ns  sinon / ours %s  goal >= 4  %s\n' "event loop" "${best[loop]}" "${best[sinon]}" "$r" "$v"
+	lfloor=$((best[go_loop] + best[lua_leaf]))
+	printf '%-16s %5s ns  %5s ns  sinon / ours %s  goal >= 4  %s  (floor %s ns: at best %s)\n' "event loop" "${best[loop]}" "${best[sinon]}" "$r" "$v" "$lfloor" "$(ratio "${best[sinon]}" "$lfloor")"
 else
 	echo "event loop       ${best[loop]} ns; sinon skipped (needs node and: cd internal/bench/node && npm ci)"
 fi

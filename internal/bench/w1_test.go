@@ -54,6 +54,8 @@ func TestIntervalsPeers(t *testing.T) {
 		check("metronome-go", got, err)
 		got, err = RunIntervalsMetronomeGoKeyed(c.n, c.hours)
 		check("metronome-go-keyed", got, err)
+		got, err = RunIntervalsEventLoopGo(c.n, c.hours)
+		check("metronome-go-event-loop", got, err)
 		check("go-container-heap", RunIntervalsContainerHeap(c.n, c.hours), nil)
 		got, err = RunIntervalsLua(IntervalsScript, "w1.lua", c.n, c.hours)
 		check("metronome-lua", got, err)
@@ -101,9 +103,22 @@ func BenchmarkIntervals(b *testing.B) {
 	run("metronome-lua-noop", func() (int64, error) { return RunIntervalsLua(IntervalsNoopScript, "w1_noop.lua", n, hours) })
 	run("metronome-go", func() (int64, error) { return RunIntervalsMetronomeGo(n, hours) })
 	run("metronome-go-keyed", func() (int64, error) { return RunIntervalsMetronomeGoKeyed(n, hours) })
+	run("metronome-go-event-loop", func() (int64, error) { return RunIntervalsEventLoopGo(n, hours) })
 	run("pure-lua-heap", func() (int64, error) { return RunIntervalsLua(IntervalsPureLuaScript, "w1_pure_lua.lua", n, hours) })
 	run("go-container-heap", func() (int64, error) { return RunIntervalsContainerHeap(n, hours), nil })
 	b.Run("afterfunc-synctest", func(b *testing.B) {
 		b.Skip("needs a testing/synctest bubble: measured by `go run ./internal/bench/cmd/synctestpeers` under this name")
 	})
+}
+
+// TestLuaCallFloor checks that the floor's three calls run and report a
+// time: the figures themselves are read by make bench-gate.
+func TestLuaCallFloor(t *testing.T) {
+	leaf, calling, resumed, err := LuaCallFloor(1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if leaf <= 0 || calling <= 0 || resumed <= 0 {
+		t.Fatalf("floor %v %v %v ns per call; want each > 0", leaf, calling, resumed)
+	}
 }

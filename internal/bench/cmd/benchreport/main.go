@@ -437,9 +437,10 @@ var tables = []table{
 			{"go-container-heap", "BenchmarkIntervals/go-container-heap"},
 			{"afterfunc-synctest", "BenchmarkIntervals/afterfunc-synctest"},
 			{"metronome-go-keyed", "BenchmarkIntervals/metronome-go-keyed"},
+			{"metronome-go-event-loop", "BenchmarkIntervals/metronome-go-event-loop"},
 			{"metronome-lua", "BenchmarkIntervals/metronome-lua"},
 		},
-		note: "metronome-go-keyed: the same scene on keyed timers (RegisterTimer). metronome-lua is listed here to show what a Lua callback costs over a Go one.",
+		note: "metronome-go-keyed: the same scene on keyed timers (RegisterTimer); metronome-go-event-loop: on the event loop (SetTimer). metronome-lua is listed here to show what a Lua callback costs over a Go one.",
 	},
 	{
 		title:  "timerq: sharded wheel, insert+cancel",
