@@ -5,8 +5,11 @@
 #
 #   intervals          Lua callbacks, default flags (budgets on), against
 #                      a Go container/heap scheduler with Go callbacks
-#   budgets            intervals with default budgets against intervals with
-#                      every budget off
+#   budgets            the intervals scene in process (BenchmarkIntervalsBudget)
+#                      with budgets on against a state with none: no governor
+#                      and no context, so gopher-lua checks nothing between
+#                      two instructions (the CLI always gives its state a
+#                      context, for Ctrl-C, so its flags cannot turn that off)
 #   keyed, calling     keyed callbacks that call a function (resumed as
 #                      coroutines) against the same callbacks on
 #                      schedule-every (plain calls)
@@ -34,6 +37,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$GO" build -o "$tmp/metronome" ./cmd/metronome
 "$GO" build -o "$tmp/floor" ./internal/bench/cmd/floor
+"$GO" test -c -o "$tmp/bench.test" ./internal/bench
 peer=../shared/bench/gopeer
 if [ -d "$peer" ]; then
 	(cd "$peer" && GOFLAGS=-mod=mod "$GO" build -o "$tmp/gopeer" .) >"$tmp/log" 2>&1 || { echo "bench-gate: the Go heap peer did not build: $(tail -n 1 "$tmp/log")"; exit 2; }
@@ -43,7 +47,6 @@ if command -v node >/dev/null && [ -d internal/bench/node/node_modules/@sinonjs/
 
 n=10000 h=1
 fires=2560973
-off=(--budget 0 --drain-budget 0 --memory-limit 0)
 big=(--budget 60s --drain-budget 60s)
 
 # cli NAME SCRIPT FLAGS...: ns per fire of SCRIPT through the CLI.
@@ -72,7 +75,10 @@ for _ in $(seq "$rounds"); do
 		keep heap "$("$tmp/gopeer" -n "$n" -h "$h" -peers heap | sed -n 's/.*"ns_per_fire":\([0-9]*\).*/\1/p')"
 	fi
 	keep w1 "$(cli internal/bench/w1.lua "${big[@]}")"
-	keep w1off "$(cli internal/bench/w1.lua "${off[@]}")"
+	bb=$("$tmp/bench.test" -test.run '^$' -test.bench 'BenchmarkIntervalsBudget/^metronome-lua$/' -test.benchtime 1x)
+	for mode in off on std-ctx; do
+		keep "budget_$mode" "$(echo "$bb" | sed -n "s|^BenchmarkIntervalsBudget/metronome-lua/budget-$mode[^ ]* .* \([0-9]*\)\.[0-9]* ns/fire.*|\1|p")"
+	done
 	keep call "$(cli internal/bench/w1_call.lua "${big[@]}")"
 	keep keyedcall "$(cli internal/bench/w1_keyed_call.lua "${big[@]}")"
 	keep keyedtick "$(cli internal/bench/w1_keyed_tick.lua "${big[@]}")"
@@ -100,7 +106,7 @@ echo "best of $rounds interleaved rounds, ns per fire (ours, then the peer or th
 echo "floor: Go side with Go callbacks, every $((best[go_every])) keyed $((best[go_keyed])) event loop $((best[go_loop])) ns; bare gopher-lua call $((best[lua_leaf])), calling $((best[lua_calling])), resumed $((best[lua_resumed])) ns"
 w1floor=$((best[go_every] + best[lua_leaf]))
 if [ -n "${best[heap]:-}" ]; then row "intervals / Go heap" "${best[w1]}" "${best[heap]}" 0.75 le "floor $w1floor ns: at best $(ratio "$w1floor" "${best[heap]}")"; else echo "intervals / Go heap  skipped: $peer not found"; fi
-row "budgets on/off" "${best[w1]}" "${best[w1off]}" 1.05 le
+row "budgets on/off" "${best[budget_on]}" "${best[budget_off]}" 1.05 le "a context alone, no frames: ${best[budget_std-ctx]} ns"
 row "keyed calling" "${best[keyedcall]}" "${best[call]}" 1.30 le "floors $((best[go_keyed] + best[lua_resumed])) and $((best[go_every] + best[lua_calling])) ns: $(ratio $((best[go_keyed] + best[lua_resumed])) $((best[go_every] + best[lua_calling])))"
 row "keyed tick" "${best[keyedtick]}" "${best[w1]}" 1.60 le
 if [ -n "${best[sinon]:-}" ]; then
