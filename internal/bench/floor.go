@@ -18,11 +18,11 @@ func RunIntervalsEventLoopGo(n int, hours float64) (int64, error) {
 	h := loop.NewSimpleHost(loop.NewVirtualClock(0))
 	s := h.Scheduler()
 	var fires int64
-	cb := func() { fires++ }
+	cb := func(int) { fires++ }
 	var err error
 	for _, iv := range IntervalsScene(n) {
 		period := temporal.Duration(iv.Period) * temporal.Millisecond
-		_, e := s.SetTimer(func() {
+		_, e := s.SetTimer(func(int) {
 			fires++
 			if _, e := s.SetTimer(cb, period, true); e != nil && err == nil {
 				err = e

@@ -35,17 +35,17 @@ func TestContractAgreement(t *testing.T) {
 			case 1:
 				d := temporal.Duration(rapid.IntRange(-2, 40).Draw(rt, "delay")) * ms
 				repeat := rapid.Bool().Draw(rt, "repeat")
-				var id, n int
-				f := func() {
+				n := 0
+				f := func(own int) { // a timer clears itself by the id it is given
 					n++
 					if repeat && n >= 3 {
-						s.ClearTimer(id)
+						s.ClearTimer(own)
 					}
 				}
-				id, _ = s.SetTimer(f, d, repeat)
+				id, _ := s.SetTimer(f, d, repeat)
 				timers = append(timers, id)
 			case 2:
-				s.SetHostTimer(work, temporal.Duration(rapid.IntRange(0, 40).Draw(rt, "host delay"))*ms, false)
+				s.SetHostTimer(func(int) { work() }, temporal.Duration(rapid.IntRange(0, 40).Draw(rt, "host delay"))*ms, false)
 			case 3:
 				if len(timers) > 0 {
 					s.ClearTimer(timers[rapid.IntRange(0, len(timers)-1).Draw(rt, "clear")] + rapid.IntRange(0, 1).Draw(rt, "off by"))

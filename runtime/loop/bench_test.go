@@ -33,8 +33,8 @@ func BenchmarkNestedTimers(b *testing.B) {
 	s := h.Scheduler()
 	fired := 0
 	left := 0
-	var next func()
-	next = func() {
+	var next func(int)
+	next = func(int) {
 		fired++
 		if left--; left > 0 {
 			s.SetTimer(next, 0, false)
@@ -55,7 +55,7 @@ func BenchmarkNestedTimers(b *testing.B) {
 func BenchmarkChecks(b *testing.B) {
 	h, srcs := sixSources()
 	srcs[5].SetDeadline(temporal.Second, func() {})
-	h.Scheduler().SetTimer(func() {}, 10*ms, false)
+	h.Scheduler().SetTimer(func(int) {}, 10*ms, false)
 	b.Run("NeedsFrame", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

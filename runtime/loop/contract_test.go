@@ -52,7 +52,7 @@ func (h *host) register(t *testing.T, srcs ...loop.Source) {
 
 func (h *host) setTimer(t *testing.T, name string, d temporal.Duration) int {
 	t.Helper()
-	id, err := h.s().SetTimer(h.add(name), d, false)
+	id, err := h.s().SetTimer(func(int) { h.add(name)() }, d, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,6 +85,32 @@ func TestContractFifo(t *testing.T) {
 	h.run(t, 0)
 	// C, queued by the first batch, runs in the next one.
 	wantLog(t, h.log, "| A B | C |")
+}
+
+// A timer's callback is given its own id, the one SetTimer returned: a
+// timeout's once, an interval's at every repeat.
+func TestContractCallbackGetsItsID(t *testing.T) {
+	h := newHost(nil)
+	s := h.s()
+	var want []int
+	for _, d := range []temporal.Duration{20 * ms, 10 * ms} {
+		id, err := s.SetTimer(func(id int) { h.log.Add("timeout %d@%v", id, s.Now()) }, d, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, id)
+	}
+	iv, err := s.SetTimer(func(id int) {
+		h.log.Add("interval %d@%v", id, s.Now())
+		if s.Now() >= 30*ms {
+			s.ClearTimer(id)
+		}
+	}, 15*ms, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.run(t, loop.Never)
+	wantLog(t, h.log, fmt.Sprintf("timeout %d@10ms interval %d@15ms timeout %d@20ms interval %d@30ms", want[1], iv, want[0], iv))
 }
 
 func TestContractFairness(t *testing.T) {
@@ -163,7 +189,7 @@ func TestContractTimers(t *testing.T) {
 		s := h.s()
 		var c int
 		h.setTimer(t, "b5", 5*ms)
-		id, _ := s.SetTimer(func() { h.log.Add("a10"); s.ClearTimer(c) }, 10*ms, false)
+		id, _ := s.SetTimer(func(int) { h.log.Add("a10"); s.ClearTimer(c) }, 10*ms, false)
 		c = h.setTimer(t, "c10", 10*ms)
 		h.setTimer(t, "d10", 10*ms)
 		h.setTimer(t, "e7", 7*ms)
@@ -189,7 +215,7 @@ func TestContractTimers(t *testing.T) {
 		h := newHost(nil)
 		s := h.s()
 		var id, n int
-		id, _ = s.SetTimer(func() {
+		id, _ = s.SetTimer(func(int) {
 			n++
 			h.log.Add("i%d@%v", n, s.Now())
 			if n == 3 {
@@ -202,10 +228,10 @@ func TestContractTimers(t *testing.T) {
 }
 
 func TestContractNesting(t *testing.T) {
-	chain := func(set func(f func(), d temporal.Duration, repeat bool) (int, error), s *loop.Scheduler, log *looptest.Recorder) {
+	chain := func(set func(f func(int), d temporal.Duration, repeat bool) (int, error), s *loop.Scheduler, log *looptest.Recorder) {
 		n := 0
-		var next func()
-		next = func() {
+		var next func(int)
+		next = func(int) {
 			n++
 			log.Add("%d@%v", n, s.Now())
 			if n < 8 {
@@ -232,7 +258,7 @@ func TestContractNesting(t *testing.T) {
 	h = newHost(nil)
 	s = h.s()
 	var id, n int
-	id, _ = s.SetTimer(func() {
+	id, _ = s.SetTimer(func(int) {
 		n++
 		h.log.Add("%v", s.Now())
 		if n == 8 {
@@ -246,15 +272,15 @@ func TestContractNesting(t *testing.T) {
 	h = newHost(nil)
 	s = h.s()
 	n = 0
-	var deep func()
-	deep = func() {
+	var deep func(int)
+	deep = func(int) {
 		n++
 		if n < 7 {
 			s.SetTimer(deep, 0, false)
 			return
 		}
 		s.BeginCheckpoint()
-		s.SetTimer(func() { h.log.Add("micro@%v level %d", s.Now(), s.NestingLevel()) }, 0, false)
+		s.SetTimer(func(int) { h.log.Add("micro@%v level %d", s.Now(), s.NestingLevel()) }, 0, false)
 		s.EndCheckpoint()
 	}
 	s.SetTimer(deep, 0, false)
@@ -275,7 +301,7 @@ func TestContractFrameAndTimerTies(t *testing.T) {
 		h := newHost(nil)
 		s := h.s()
 		s.RequestFrame(func(at temporal.Duration) { h.log.Add("frame@%v", at) })
-		s.SetTimer(func() { h.log.Add("timer@%v", s.Now()) }, tc.timer, false)
+		s.SetTimer(func(int) { h.log.Add("timer@%v", s.Now()) }, tc.timer, false)
 		h.run(t, loop.Never)
 		wantLog(t, h.log, tc.want)
 	}
@@ -305,8 +331,8 @@ func TestContractCheckpoint(t *testing.T) {
 	h.register(t, src)
 	src.Add(h.add("source"))
 	s.QueueTask(h.add("task"))
-	s.SetTimer(h.add("timer"), ms, false)
-	s.SetHostTimer(h.add("host-timer"), 2*ms, false)
+	s.SetTimer(func(int) { h.add("timer")() }, ms, false)
+	s.SetHostTimer(func(int) { h.add("host-timer")() }, 2*ms, false)
 	s.RequestFrame(func(temporal.Duration) { h.log.Add("frame") })
 	h.run(t, loop.Never)
 	wantLog(t, h.log, "task hook ended source hook ended timer hook ended host-timer hook ended frame hook ended")
@@ -381,7 +407,7 @@ func TestContractLiveWait(t *testing.T) {
 			s := h.s()
 			th := looptest.NewThread("socket")
 			h.register(t, th)
-			s.SetTimer(func() { h.log.Add("timer@%v", s.Now()) }, 100*ms, false)
+			s.SetTimer(func(int) { h.log.Add("timer@%v", s.Now()) }, 100*ms, false)
 			th.Start(50*ms, func() { h.log.Add("delivered@%v", s.Now()) }, h.Wake)
 			h.run(t, temporal.Second)
 			th.Wait()
@@ -454,7 +480,7 @@ func TestContractHeld(t *testing.T) {
 	st := looptest.NewScripted("settle", loop.Settle, s.Clock())
 	h.register(t, msgs, r, st)
 	msgs.Add(h.add("m"))
-	s.SetTimer(func() {
+	s.SetTimer(func(int) {
 		h.log.Add("t0")
 		r.Add(h.add("R"))
 		st.Add(h.add("S"))
@@ -498,7 +524,7 @@ func TestContractNoAlloc(t *testing.T) {
 	for _, src := range srcs {
 		src.Add(func() {})
 	}
-	h.Scheduler().SetTimer(func() {}, 10*ms, false)
+	h.Scheduler().SetTimer(func(int) {}, 10*ms, false)
 	for name, f := range map[string]func(){
 		"Ready":      func() { loop.Ready(h) },
 		"NeedsFrame": func() { loop.NeedsFrame(h) },
@@ -548,13 +574,13 @@ func TestBadTimers(t *testing.T) {
 	if _, err := s.SetTimer(nil, 0, false); err == nil {
 		t.Fatal("nil f accepted")
 	}
-	if _, err := s.SetTimer(func() {}, loop.MaxDelay+1, false); err == nil || !strings.Contains(err.Error(), "SetTimer: delay") {
+	if _, err := s.SetTimer(func(int) {}, loop.MaxDelay+1, false); err == nil || !strings.Contains(err.Error(), "SetTimer: delay") {
 		t.Fatalf("err = %v", err)
 	}
 	if s.TimersPending() != 0 {
 		t.Fatal("a refused timer is pending")
 	}
-	id, _ := s.SetTimer(func() {}, -5*ms, false) // negative is 0
+	id, _ := s.SetTimer(func(int) {}, -5*ms, false) // negative is 0
 	if at, _ := s.PeekTimer(); at != 0 || id != 1 {
 		t.Fatalf("due %v id %d", at, id)
 	}

@@ -10,7 +10,7 @@ func (s *Scheduler) PeekTimer() (temporal.Duration, bool) {
 	return temporal.Duration(when), ok
 }
 
-func (s *Scheduler) SetHostTimer(f func(), delay temporal.Duration, repeat bool) (int, error) {
+func (s *Scheduler) SetHostTimer(f func(id int), delay temporal.Duration, repeat bool) (int, error) {
 	return s.setHostTimer(f, delay, repeat)
 }
 func (s *Scheduler) ClearHostTimer(id int)               { s.clearHostTimer(id) }

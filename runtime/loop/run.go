@@ -437,7 +437,7 @@ func (s *Scheduler) runTimer(h LoopHost) {
 	if !rec.host {
 		s.level = rec.level
 	}
-	rec.fn()
+	rec.fn(int(rec.id))
 	if rec.repeat {
 		// HTML: the repeat is initialized after the callback, in its task,
 		// so it is sequenced after the timers the callback set. The entry

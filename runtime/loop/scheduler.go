@@ -23,7 +23,7 @@ const (
 
 // timerRec is a timer's state beside its timerq entry, indexed by queue id.
 type timerRec struct {
-	fn      func()
+	fn      func(id int)
 	timeout temporal.Duration // as given, before the clamp
 	level   int32             // nesting level its task runs at
 	id      int32
@@ -197,19 +197,20 @@ func (s *Scheduler) SetTaskHook(f func()) { s.hook = f }
 // after delay, at least, as HTML's timer initialization steps say. A
 // negative delay is 0; set more than five levels deep (inside timers set
 // by timers...), a delay under 4 ms is 4 ms. It returns the timer's id, an
-// integer >= 1 in the script timers' own id space. A delay over MaxDelay
-// is refused with a *temporal.OptionError.
-func (s *Scheduler) SetTimer(f func(), delay temporal.Duration, repeat bool) (int, error) {
+// integer >= 1 in the script timers' own id space, which f is given at each
+// run: one f can serve many timers. A delay over MaxDelay is refused with a
+// *temporal.OptionError.
+func (s *Scheduler) SetTimer(f func(id int), delay temporal.Duration, repeat bool) (int, error) {
 	return s.setTimer("SetTimer", f, delay, repeat, false)
 }
 
 // setHostTimer is SetTimer for the host: never clamped, run as a task of
 // its own, in an id space separate from the script's.
-func (s *Scheduler) setHostTimer(f func(), delay temporal.Duration, repeat bool) (int, error) {
+func (s *Scheduler) setHostTimer(f func(id int), delay temporal.Duration, repeat bool) (int, error) {
 	return s.setTimer("SetHostTimer", f, delay, repeat, true)
 }
 
-func (s *Scheduler) setTimer(method string, f func(), delay temporal.Duration, repeat, host bool) (int, error) {
+func (s *Scheduler) setTimer(method string, f func(id int), delay temporal.Duration, repeat, host bool) (int, error) {
 	if f == nil {
 		return 0, &temporal.OptionError{Method: method, Param: "f", Want: "a function", Got: nil}
 	}

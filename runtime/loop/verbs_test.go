@@ -14,7 +14,7 @@ import (
 func (h *host) timer(t *testing.T, name string, d temporal.Duration, repeat bool) int {
 	t.Helper()
 	s := h.s()
-	id, err := s.SetTimer(func() { h.log.Add("%s@%v", name, s.Now()) }, d, repeat)
+	id, err := s.SetTimer(func(int) { h.log.Add("%s@%v", name, s.Now()) }, d, repeat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestVerbRunToLast(t *testing.T) {
 	h := newHost(nil)
 	s := h.s()
 	h.timer(t, "a", 10*ms, false)
-	s.SetTimer(func() { h.timer(t, "beyond", ms, false) }, 20*ms, false)
+	s.SetTimer(func(int) { h.timer(t, "beyond", ms, false) }, 20*ms, false)
 	if err := loop.RunToLast(h); err != nil {
 		t.Fatal(err)
 	}
@@ -170,8 +170,8 @@ func TestLoopLimitPerInstant(t *testing.T) {
 	h := newHost(nil)
 	s := h.s()
 	n := 0
-	var chain func()
-	chain = func() {
+	var chain func(int)
+	chain = func(int) {
 		n++
 		s.BeginCheckpoint() // as from a microtask: never clamped
 		s.SetTimer(chain, 0, false)
