@@ -43,10 +43,12 @@ type runOptions struct {
 	AllowWallClock bool // Temporal.clock.system() under virtual time
 	Budgets        budgets
 
-	Cluster       []string      // --cluster's etcd endpoints; nil: none
-	ClusterTTL    time.Duration // the etcd lease's TTL; 0: etcdlease.DefaultTTL
-	ClusterPrefix string        // where ownership keys go; "": etcdlease.DefaultPrefix
-	State         string        // --state: the host's saved state; "": none
+	Cluster       []string          // --cluster's etcd endpoints; nil: none
+	ClusterTTL    time.Duration     // the etcd lease's TTL; 0: etcdlease.DefaultTTL
+	ClusterPrefix string            // where ownership keys go; "": etcdlease.DefaultPrefix
+	State         string            // --state: the host's saved state; "": none
+	stateText     []byte            // its text, read by runScript; nil: no saved state
+	resumedAt     temporal.Duration // where a virtual run's restore moves time, past Start; 0: none
 
 	traceOut io.Writer // resolved by runScript
 }
@@ -90,7 +92,8 @@ SIGTERM stops the script at once, even inside a loop: exit 130.
 With --state FILE the host's timers are saved in FILE when the run ends
 (SIGTERM and host.quit() included; not after a script error) and, when FILE
 exists, restored at the script's host.handlers{ label = fn, ... } call,
-which then returns true. See docs/save-restore.md.
+which then returns true; in virtual time the run then stands at the
+state's time, and --until counts from there. See docs/save-restore.md.
 
 With --realtime --cluster etcd://HOST:PORT[,HOST:PORT...], owners made with
 an id (s:owner{ id = "spot-42", lease = d }) are claimed in etcd: one
@@ -197,6 +200,9 @@ func runScript(ctx context.Context, o runOptions) (err error) {
 		}
 	}
 
+	if err := readState(&o); err != nil {
+		return err
+	}
 	cl, err := openCluster(ctx, o)
 	if err != nil {
 		return err
@@ -204,8 +210,8 @@ func runScript(ctx context.Context, o runOptions) (err error) {
 	defer cl.close()
 	s := newSession(ctx, o, flushEach, cl)
 	defer s.L.Close()
-	if err := s.loadState(); err != nil {
-		return err
+	if o.stateText != nil {
+		scripting.SetSavedState(s.L, o.stateText)
 	}
 
 	fn, err := scripting.LoadFile(s.L, o.Script)

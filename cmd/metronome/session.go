@@ -172,15 +172,25 @@ const farFirstRun = 365 * 24 * temporal.Hour
 
 // warnFarFirstRun warns, once, when the job due first after the main chunk
 // is due more than farFirstRun past the start (a recurrence whose dtstart
-// is in a real year, under the default --start of 2000).
+// is in a real year, under the default --start of 2000), or past the time
+// a restored state moved the run to.
 func (s *session) warnFarFirstRun() {
 	jobs := s.host.Scheduler().List()
 	if len(jobs) == 0 {
 		return
 	}
 	j := jobs[0]
-	d, err := j.DueAt.Sub(s.o.Start)
+	from, err := s.o.Start.Add(s.o.resumedAt)
+	if err != nil {
+		return
+	}
+	d, err := j.DueAt.Sub(from)
 	if err != nil || d <= farFirstRun {
+		return
+	}
+	if s.o.resumedAt > 0 {
+		fmt.Fprintf(s.o.Stderr, "metronome run: warning: the first job due, %s, is due at %s, %s after the saved state's time %s\n",
+			jobText(j), j.DueAt, humanDuration(d), from)
 		return
 	}
 	day := j.DueAt.String()[:len("2006-01-02")]

@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/metronome-rt/metronome/lua/scripting"
 	"github.com/metronome-rt/metronome/runtime/sched/snapshot"
+	"github.com/metronome-rt/metronome/temporal"
 )
 
 // --state FILE: the host's timed work is saved in FILE when the run ends
@@ -19,20 +22,50 @@ import (
 // at the script's host.handlers{...} call in the next run. FILE is written
 // whole or not at all: a temporary file beside it, renamed over it.
 
-// loadState reads --state's file, when it exists, for host.handlers.
-func (s *session) loadState() error {
-	if s.o.State == "" {
+// readState reads --state's file, when it exists, for host.handlers. In
+// virtual time a restore moves the fresh host up to the state's time, and
+// --until counts the run's own time from there: resuming a run saved at
+// day 3, or under --realtime, runs up to --until more.
+func readState(o *runOptions) error {
+	if o.State == "" {
 		return nil
 	}
-	text, err := os.ReadFile(s.o.State)
+	text, err := os.ReadFile(o.State)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("--state: %w", err)
 	}
-	scripting.SetSavedState(s.L, text)
+	o.stateText = text
+	if o.Realtime {
+		return nil
+	}
+	// Only the state's time: a malformed file is reported, by field, when
+	// host.handlers restores it.
+	var head struct {
+		Now string `json:"now"`
+	}
+	if json.Unmarshal(text, &head) != nil {
+		return nil
+	}
+	at, err := temporal.ParseInstant(head.Now)
+	if err != nil {
+		return nil
+	}
+	if d, err := at.Sub(o.Start); err == nil && d > 0 {
+		o.resumedAt = d
+		o.Until = satAdd(o.Until, d)
+	}
 	return nil
+}
+
+// satAdd is a+b for durations >= 0, at most the largest one.
+func satAdd(a, b temporal.Duration) temporal.Duration {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // stateUsed is an error when the main chunk left a saved state unrestored.

@@ -62,6 +62,89 @@ func TestStateResumesAfterQuit(t *testing.T) {
 	}
 }
 
+// TestStateUntilCountsFromTheSavedTime: a run resumed from a state saved
+// at 36 h runs --until 24h more, from there, not from --start (where it
+// would stop at once), and prints what the uninterrupted run printed in
+// those hours.
+func TestStateUntilCountsFromTheSavedTime(t *testing.T) {
+	script := writeScript(t, "halfday.lua", `local Temporal = require "temporal"
+local host = require "app-host"
+local hs = host.scheduler
+local handlers = { tick = function() print(tostring(hs:now())) end }
+if not host.handlers(handlers) then
+  hs:schedule_every{ interval = Temporal.duration{ hours = 12 }, label = "tick", callback = handlers.tick }
+end
+`)
+	state := filepath.Join(t.TempDir(), "save.json")
+	full, _, code := runCLI("run", "--until", "60h", script)
+	if code != 0 {
+		t.Fatalf("uninterrupted run: exit %d", code)
+	}
+	first, _, _ := runCLI("run", "--until", "36h", "--state", state, script)
+	if want := "2000-01-01T12:00:00Z\n2000-01-02T00:00:00Z\n2000-01-02T12:00:00Z\n"; first != want {
+		t.Fatalf("first run printed:\n%s\nwant:\n%s", first, want)
+	}
+	second, errOut, _ := runCLI("run", "--state", state, script)
+	if want := strings.TrimPrefix(full, first); second != want || want == "" {
+		t.Errorf("resumed run printed:\n%s\nwant the uninterrupted run's hours 36 to 60:\n%s", second, want)
+	}
+	if !strings.Contains(errOut, "stopped at --until 24h") {
+		t.Errorf("resumed run's stderr %q; want it stopped at --until 24h", errOut)
+	}
+}
+
+// TestStateSavedUnderRealtimeResumesInVirtualTime: a state saved by a
+// --realtime run (its time is the wall clock's) resumes in virtual time
+// from that time: the job left pending runs, without a warning and
+// without stopping at --until first.
+func TestStateSavedUnderRealtimeResumesInVirtualTime(t *testing.T) {
+	script := writeScript(t, "rt.lua", `local Temporal = require "temporal"
+local host = require "app-host"
+local hs = host.scheduler
+local function ms(n) return Temporal.duration{ milliseconds = n } end
+local handlers = {
+  checkpoint = function() print("checkpoint"); host.quit() end,
+  later = function() print("later"); host.quit() end,
+}
+if not host.handlers(handlers) then
+  hs:schedule_once{ delay = ms(20), label = "checkpoint", callback = handlers.checkpoint }
+  hs:schedule_once{ delay = ms(3600000), label = "later", callback = handlers.later }
+end
+`)
+	state := filepath.Join(t.TempDir(), "save.json")
+	out, errOut, code := runCLI("run", "--realtime", "--state", state, script)
+	if code != 0 || out != "checkpoint\n" {
+		t.Fatalf("realtime run: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	out, errOut, code = runCLI("run", "--state", state, script)
+	if code != 0 || out != "later\n" || errOut != "" {
+		t.Errorf("resumed run: exit %d, stdout %q, stderr %q; want 0, \"later\\n\" and no message", code, out, errOut)
+	}
+}
+
+// TestStateFarFirstJobAfterResume: the far-first-job warning of a resumed
+// run measures from the saved state's time and gives no --start advice.
+func TestStateFarFirstJobAfterResume(t *testing.T) {
+	script := writeScript(t, "far.lua", `local Temporal = require "temporal"
+local host = require "app-host"
+local hs = host.scheduler
+local handlers = { yearly = function() print("yearly") end, quit = function() host.quit() end }
+if not host.handlers(handlers) then
+  hs:schedule_once{ delay = Temporal.duration{ hours = 48 }, label = "quit", callback = handlers.quit }
+  hs:schedule_once{ delay = Temporal.duration{ hours = 48 + 24 * 400 }, label = "yearly", callback = handlers.yearly }
+end
+`)
+	state := filepath.Join(t.TempDir(), "save.json")
+	if _, errOut, code := runCLI("run", "--until", "72h", "--state", state, script); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, errOut)
+	}
+	_, errOut, code := runCLI("run", "--state", state, script)
+	want := "metronome run: warning: the first job due, once #2 'yearly' scheduled at " + script + ":7, is due at 2001-02-06T00:00:00Z, 400d after the saved state's time 2000-01-03T00:00:00Z\n"
+	if code != 0 || !strings.HasPrefix(errOut, want) {
+		t.Errorf("resumed run: exit %d, stderr:\n%s\nwant it to begin:\n%s", code, errOut, want)
+	}
+}
+
 // TestStateMissingHandlers: a saved state the script never binds with
 // host.handlers is an error, and the file stays as it was.
 func TestStateMissingHandlers(t *testing.T) {
