@@ -39,6 +39,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -187,8 +188,11 @@ func (e *Error) Error() string {
 // ..."), never a panic.
 func Decode(text []byte) (State, error) {
 	const name = "Decode"
-	var st State
-	dec := json.NewDecoder(strings.NewReader(string(text)))
+	// The decoder appends the jobs to the slice it is given: sized from
+	// the text, a long list is not grown and copied again and again. A
+	// hint that is off only costs that.
+	st := State{Jobs: make([]Job, 0, min(bytes.Count(text, []byte(`"kind"`)), len(text)/32))}
+	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&st); err != nil {
 		return State{}, optionError(name, "text", "", nil, fmt.Errorf("not a snapshot's JSON: %w", JSONError(err)))
