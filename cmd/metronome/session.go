@@ -145,6 +145,9 @@ func (s *session) when() string {
 	if s.o.Realtime {
 		clock = "wall time"
 	}
+	if at := s.o.resumedAt; at > 0 && s.elapsed() >= at { // restored
+		return (s.elapsed() - at).DecimalSeconds() + " of " + clock + " since the saved state's time"
+	}
 	return s.elapsed().DecimalSeconds() + " of " + clock
 }
 

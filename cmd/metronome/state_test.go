@@ -88,8 +88,8 @@ end
 	if want := strings.TrimPrefix(full, first); second != want || want == "" {
 		t.Errorf("resumed run printed:\n%s\nwant the uninterrupted run's hours 36 to 60:\n%s", second, want)
 	}
-	if !strings.Contains(errOut, "stopped at --until 24h") {
-		t.Errorf("resumed run's stderr %q; want it stopped at --until 24h", errOut)
+	if !strings.HasPrefix(errOut, "metronome run: stopped at --until 24h (86400s of virtual time since the saved state's time)") {
+		t.Errorf("resumed run's stderr %q; want it stopped at --until 24h, 86400s after the saved state's time", errOut)
 	}
 }
 
