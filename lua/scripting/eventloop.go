@@ -605,13 +605,14 @@ func setLoopTimer(L *lua.LState, name string, repeat bool) int {
 	l := checkLoop(L, name)
 	fn := checkFunction(L, 2, name, "callback")
 	d := checkDelay(L, 3, name)
-	args := extraArgs(L, 4)
 	pos := where(L)
 	// The closure holds what a fire reads, in one cache line (a 64-byte
 	// object): a timer's fire then loads one line besides the loop's own.
+	// Extra arguments, rare, live behind a pointer.
 	var argp *[]lua.LValue
-	if len(args) > 0 {
-		argp = &args
+	if a := extraArgs(L, 4); len(a) > 0 {
+		argp = new([]lua.LValue)
+		*argp = a
 	}
 	id, err := l.s.SetTimer(func(id int) {
 		kind := "timeout"
