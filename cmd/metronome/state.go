@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,31 +42,46 @@ func readState(o *runOptions) error {
 	if o.Realtime {
 		return nil
 	}
-	// Only the state's time: a malformed file is reported, by field, when
-	// host.handlers restores it.
-	var head struct {
-		Now string `json:"now"`
-	}
-	if json.Unmarshal(text, &head) != nil {
-		return nil
-	}
-	at, err := temporal.ParseInstant(head.Now)
-	if err != nil {
-		return nil
+	at, ok := stateTime(text)
+	if !ok {
+		return nil // a malformed file is reported, by field, when host.handlers restores it
 	}
 	if d, err := at.Sub(o.Start); err == nil && d > 0 {
 		o.resumedAt = d
-		o.Until = satAdd(o.Until, d)
+		if o.Until, err = o.Until.Add(d); err != nil {
+			o.Until = math.MaxInt64
+		}
 	}
 	return nil
 }
 
-// satAdd is a+b for durations >= 0, at most the largest one.
-func satAdd(a, b temporal.Duration) temporal.Duration {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
+// stateTime reads a saved state's "now" and stops there: in the text the
+// run writes it comes second, before the jobs, so a long state is not
+// scanned twice (host.handlers decodes it all).
+func stateTime(text []byte) (temporal.Instant, bool) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return temporal.Instant{}, false
 	}
-	return a + b
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return temporal.Instant{}, false
+		}
+		if k == "now" {
+			var now string
+			if dec.Decode(&now) != nil {
+				return temporal.Instant{}, false
+			}
+			at, err := temporal.ParseInstant(now)
+			return at, err == nil
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return temporal.Instant{}, false
+		}
+	}
+	return temporal.Instant{}, false
 }
 
 // stateUsed is an error when the main chunk left a saved state unrestored.
