@@ -95,3 +95,79 @@ func LuaCallFloor(calls int) (leaf, calling, resumed float64, err error) {
 	}
 	return leaf, calling, per(time.Since(start)), nil
 }
+
+// The intervals scenes' own statements, as w1.lua and w1_eventloop.lua run
+// them, on stand-ins that do nothing: Temporal.duration returns its table,
+// and the scheduling functions keep the first callbacks (keep) and drop the
+// rest.
+const setupFloorScript = `
+local N, eventLoop, keep = ...
+local seed = 42
+local function rnd() seed = (seed * 48271) % 2147483647; return seed / 2147483647 end
+local Temporal = { duration = duration }
+local s = { schedule_once = keep, schedule_every = drop }
+local loop = { set_timeout = keep, set_interval = drop }
+local fires = 0
+local function cb() fires = fires + 1 end
+for _ = 1, N do
+  local period = 1000 + math.floor(rnd() * 59000)
+  local phase = math.floor(rnd() * period)
+  if eventLoop then
+    loop:set_timeout(function() cb(); loop:set_interval(cb, period) end, phase)
+  else
+    s:schedule_once{ delay = Temporal.duration{ milliseconds = phase }, callback = function()
+      cb(); s:schedule_every{ interval = Temporal.duration{ milliseconds = period }, callback = cb } end }
+  end
+end
+`
+
+// LuaSetupFloor is what the intervals scene's own statements cost in bare
+// gopher-lua, on a state with a context as LuaCallFloor's: the n draws,
+// option tables and closures of the setup loop, and the n first callbacks,
+// each of which makes the options of its interval. The scheduling
+// functions are stand-ins that keep what they are given; the first
+// callbacks are called as LuaCallFloor calls, so n of the scene's calls are
+// counted twice (n in 2.5 million for N = 10000, H = 1). eventLoop picks
+// w1_eventloop.lua's statements over w1.lua's. It returns the whole time.
+func LuaSetupFloor(n int, eventLoop bool) (time.Duration, error) {
+	L := lua.NewState()
+	defer L.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	L.SetContext(ctx)
+	var first []*lua.LFunction
+	L.SetGlobal("duration", L.NewFunction(func(L *lua.LState) int { L.SetTop(1); return 1 }))
+	L.SetGlobal("drop", L.NewFunction(func(*lua.LState) int { return 0 }))
+	keep := L.NewFunction(func(L *lua.LState) int {
+		switch v := L.Get(2).(type) {
+		case *lua.LFunction:
+			first = append(first, v)
+		case *lua.LTable:
+			first = append(first, v.RawGetString("callback").(*lua.LFunction))
+		}
+		return 0
+	})
+	fn, err := L.LoadString(setupFloorScript)
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	L.Push(fn)
+	L.Push(lua.LNumber(n))
+	L.Push(lua.LBool(eventLoop))
+	L.Push(keep)
+	if err := L.PCall(3, 0, nil); err != nil {
+		return 0, err
+	}
+	for _, f := range first {
+		L.Push(f)
+		if err := L.PCall(0, 0, nil); err != nil {
+			return 0, err
+		}
+	}
+	took := time.Since(start)
+	if len(first) != n {
+		return 0, fmt.Errorf("setup floor: %d first callbacks, want %d", len(first), n)
+	}
+	return took, nil
+}

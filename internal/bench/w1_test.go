@@ -122,3 +122,17 @@ func TestLuaCallFloor(t *testing.T) {
 		t.Fatalf("floor %v %v %v ns per call; want each > 0", leaf, calling, resumed)
 	}
 }
+
+// TestLuaSetupFloor checks that the setup floor runs both scenes'
+// statements and keeps one first callback per interval.
+func TestLuaSetupFloor(t *testing.T) {
+	for _, eventLoop := range []bool{false, true} {
+		took, err := LuaSetupFloor(100, eventLoop)
+		if err != nil {
+			t.Fatalf("event loop %v: %v", eventLoop, err)
+		}
+		if took <= 0 {
+			t.Fatalf("event loop %v: took %v; want > 0", eventLoop, took)
+		}
+	}
+}

@@ -1,14 +1,16 @@
 // Command floor prints, for the intervals scenes, what a fire costs at the
 // least: the runtime's Go side with Go callbacks (the typed scheduler's
 // intervals, its keyed timers, the event loop) and the Lua side as bare
-// gopher-lua calls of the scenes' callbacks (bench.LuaCallFloor). A Lua
-// scene cannot be faster than its Go side plus its bare call, so the sum
-// bounds the ratio its goal asks for; make bench-gate prints that bound
-// beside each ratio.
+// gopher-lua calls of the scenes' callbacks (bench.LuaCallFloor), plus
+// what the scenes' own statements cost in bare gopher-lua, spread over their
+// fires (bench.LuaSetupFloor). A Lua scene cannot be faster than its Go
+// side, its bare calls and its own statements, so the sum bounds the ratio
+// its goal asks for; make bench-gate prints that bound beside each ratio.
 //
 // Output, one JSON object, ns per fire or per call:
 //
-//	{"go_every":..,"go_keyed":..,"go_loop":..,"lua_leaf":..,"lua_calling":..,"lua_resumed":..}
+//	{"go_every":..,"go_keyed":..,"go_loop":..,"lua_leaf":..,"lua_calling":..,"lua_resumed":..,
+//	 "lua_setup":..,"lua_setup_loop":..}
 //
 // Usage:
 //
@@ -65,6 +67,16 @@ func run(n int, h float64) error {
 		return err
 	}
 	out["lua_leaf"], out["lua_calling"], out["lua_resumed"] = leaf, calling, resumed
+	for _, s := range []struct {
+		name      string
+		eventLoop bool
+	}{{"lua_setup", false}, {"lua_setup_loop", true}} {
+		took, err := bench.LuaSetupFloor(n, s.eventLoop)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		out[s.name] = float64(took.Nanoseconds()) / float64(want)
+	}
 	b, err := json.Marshal(out)
 	if err != nil {
 		return err
