@@ -43,6 +43,20 @@ type luaLoop struct {
 
 	trace  *loopTrace // the state's (looptrace.go)
 	number int        // the loop's number in its state, from 1
+
+	// The fire function of the last timer set without extra arguments,
+	// reused by the next one set at the same place with the same callback
+	// and kind, as a loop that sets many intervals with one handler does:
+	// their fires then share one warm closure instead of each loading its
+	// own from a cold cache line.
+	lastTimer timerFire
+}
+
+type timerFire struct {
+	fn     *lua.LFunction
+	pos    string
+	repeat bool
+	fire   func(id int)
 }
 
 type microtask struct {
@@ -606,31 +620,44 @@ func setLoopTimer(L *lua.LState, name string, repeat bool) int {
 	fn := checkFunction(L, 2, name, "callback")
 	d := checkDelay(L, 3, name)
 	pos := where(L)
-	// The closure holds what a fire reads, in one cache line (a 64-byte
-	// object): a timer's fire then loads one line besides the loop's own.
-	// Extra arguments, rare, live behind a pointer.
-	var argp *[]lua.LValue
-	if a := extraArgs(L, 4); len(a) > 0 {
-		argp = new([]lua.LValue)
-		*argp = a
+	args := extraArgs(L, 4)
+	id, err := l.s.SetTimer(l.timerFire(fn, pos, repeat, args), d, repeat)
+	if err != nil {
+		raise(L, "%s: %v", name, err)
 	}
-	id, err := l.s.SetTimer(func(id int) {
-		kind := "timeout"
-		if repeat {
-			kind = "interval"
-		}
+	L.Push(lua.LNumber(id))
+	return 1
+}
+
+// timerFire returns the function a timer's fire runs: fn(args...) as the
+// timer id of its kind, set at pos.
+func (l *luaLoop) timerFire(fn *lua.LFunction, pos string, repeat bool, args []lua.LValue) func(id int) {
+	if c := &l.lastTimer; len(args) == 0 && c.fn == fn && c.repeat == repeat && c.pos == pos {
+		return c.fire
+	}
+	kind := "timeout"
+	if repeat {
+		kind = "interval"
+	}
+	// The closure holds what a fire reads, in one cache line (a 64-byte
+	// object). Extra arguments, rare, live behind a pointer.
+	var argp *[]lua.LValue
+	if len(args) > 0 {
+		argp = new([]lua.LValue)
+		*argp = args
+	}
+	fire := func(id int) {
 		l.traced(kind, id, pos)
 		var args []lua.LValue
 		if argp != nil {
 			args = *argp
 		}
 		l.call(kind, id, fn, args)
-	}, d, repeat)
-	if err != nil {
-		raise(L, "%s: %v", name, err)
 	}
-	L.Push(lua.LNumber(id))
-	return 1
+	if len(args) == 0 {
+		l.lastTimer = timerFire{fn: fn, pos: pos, repeat: repeat, fire: fire}
+	}
+	return fire
 }
 
 // timerID reads a timer or frame id; anything else is no id (a no-op to

@@ -8,19 +8,26 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// A function scheduled again reuses the Func made for it last time; another
-// function, or the same one for another state, gets a Func of its own.
-func TestJobCacheReusesTheLastFunc(t *testing.T) {
-	L := lua.NewState()
-	defer L.Close()
+// twoFunctions returns a bare state (closed with the test) and its global
+// functions f and g.
+func twoFunctions(t *testing.T) (L *lua.LState, f, g *lua.LFunction) {
+	L = lua.NewState()
+	t.Cleanup(L.Close)
 	if err := L.DoString(`function f() end function g() end`); err != nil {
 		t.Fatal(err)
 	}
-	f := L.GetGlobal("f").(*lua.LFunction)
-	g := L.GetGlobal("g").(*lua.LFunction)
-	// The closure's address: reflect's Pointer gives the code's, which all
-	// Funcs luaJob makes share.
-	ptr := func(fn func() error) uintptr { return *(*uintptr)(unsafe.Pointer(&fn)) }
+	return L, L.GetGlobal("f").(*lua.LFunction), L.GetGlobal("g").(*lua.LFunction)
+}
+
+// closureAddr is the address of fn's closure: reflect's Pointer gives its
+// code's, which every closure made by one function literal shares.
+func closureAddr[F any](fn F) uintptr { return *(*uintptr)(unsafe.Pointer(&fn)) }
+
+// A function scheduled again reuses the Func made for it last time; another
+// function, or the same one for another state, gets a Func of its own.
+func TestJobCacheReusesTheLastFunc(t *testing.T) {
+	L, f, g := twoFunctions(t)
+	ptr := closureAddr[func() error]
 	var c jobCache
 	f1, f2 := c.get(L, f), c.get(L, f)
 	if ptr(f1) != ptr(f2) {
