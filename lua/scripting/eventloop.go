@@ -49,10 +49,10 @@ type luaLoop struct {
 	// and kind, as a loop that sets many intervals with one handler does:
 	// their fires then share one warm closure instead of each loading its
 	// own from a cold cache line.
-	lastTimer timerFire
+	lastTimer cachedFire
 }
 
-type timerFire struct {
+type cachedFire struct {
 	fn     *lua.LFunction
 	pos    string
 	repeat bool
@@ -655,7 +655,7 @@ func (l *luaLoop) timerFire(fn *lua.LFunction, pos string, repeat bool, args []l
 		l.call(kind, id, fn, args)
 	}
 	if len(args) == 0 {
-		l.lastTimer = timerFire{fn: fn, pos: pos, repeat: repeat, fire: fire}
+		l.lastTimer = cachedFire{fn: fn, pos: pos, repeat: repeat, fire: fire}
 	}
 	return fire
 }
