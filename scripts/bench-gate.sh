@@ -106,15 +106,15 @@ row() {
 echo "best of $rounds interleaved rounds, ns per fire (ours, then the peer or the base)"
 echo "floor: Go side with Go callbacks, every $((best[go_every])) keyed $((best[go_keyed])) event loop $((best[go_loop])) ns; bare gopher-lua call $((best[lua_leaf])), calling $((best[lua_calling])), resumed $((best[lua_resumed])) ns; the scene's own statements $((best[lua_setup])) ns, on the event loop $((best[lua_setup_loop])) ns"
 w1floor=$((best[go_every] + best[lua_leaf] + best[lua_setup]))
-if [ -n "${best[heap]:-}" ]; then row "intervals / Go heap" "${best[w1]}" "${best[heap]}" 0.75 le "floor $w1floor ns: at best $(ratio "$w1floor" "${best[heap]}")"; else echo "intervals / Go heap  skipped: $peer not found"; fi
-row "budgets on/off" "${best[budget_on]}" "${best[budget_off]}" 1.05 le "a context alone, no frames: ${best[budget_std-ctx]} ns"
+if [ -n "${best[heap]:-}" ]; then row "intervals / Go heap" "${best[w1]}" "${best[heap]}" 0.75 le "floor $w1floor ns: at best $(ratio "$w1floor" "${best[heap]}"); ours $(ratio "${best[w1]}" "$w1floor")x the floor"; else echo "intervals / Go heap  skipped: $peer not found"; fi
+row "budgets on/off" "${best[budget_on]}" "${best[budget_off]}" 1.05 le "a context alone, no frames: ${best[budget_std-ctx]} ns; ours $(ratio "${best[budget_on]}" "${best[budget_std-ctx]}")x that"
 row "keyed calling" "${best[keyedcall]}" "${best[call]}" 1.30 le "floors $((best[go_keyed] + best[lua_resumed])) and $((best[go_every] + best[lua_calling])) ns: $(ratio $((best[go_keyed] + best[lua_resumed])) $((best[go_every] + best[lua_calling])))"
 row "keyed tick" "${best[keyedtick]}" "${best[w1]}" 1.60 le
 if [ -n "${best[sinon]:-}" ]; then
 	r=$(awk -v a="${best[sinon]}" -v b="${best[loop]}" 'BEGIN { printf "%.2f", a / b }')
 	if awk -v r="$r" 'BEGIN { exit !(r >= 4) }'; then v=met; else v=MISSED; miss=1; fi
 	lfloor=$((best[go_loop] + best[lua_leaf] + best[lua_setup_loop]))
-	printf '%-16s %5s ns  %5s ns  sinon / ours %s  goal >= 4  %s  (floor %s ns: at best %s)\n' "event loop" "${best[loop]}" "${best[sinon]}" "$r" "$v" "$lfloor" "$(ratio "${best[sinon]}" "$lfloor")"
+	printf '%-16s %5s ns  %5s ns  sinon / ours %s  goal >= 4  %s  (floor %s ns: at best %s; ours %sx the floor)\n' "event loop" "${best[loop]}" "${best[sinon]}" "$r" "$v" "$lfloor" "$(ratio "${best[sinon]}" "$lfloor")" "$(ratio "${best[loop]}" "$lfloor")"
 else
 	echo "event loop       ${best[loop]} ns; sinon skipped (needs node and: cd internal/bench/node && npm ci)"
 fi
