@@ -38,6 +38,15 @@ func RunIntervalsEventLoopGo(n int, hours float64) (int64, error) {
 	return fires, err
 }
 
+// floorState is the floors' bare gopher-lua state, with a context as every
+// budgeted or interruptible state has; done closes both.
+func floorState() (L *lua.LState, ctx context.Context, done func()) {
+	L = lua.NewState()
+	ctx, cancel := context.WithCancel(context.Background())
+	L.SetContext(ctx)
+	return L, ctx, func() { cancel(); L.Close() }
+}
+
 // The callbacks of the Lua floor: the intervals scene's callback, and the
 // calling scenes' callback that calls a function.
 const floorScript = `
@@ -55,11 +64,8 @@ calling = function() bump() end
 // resumed as a coroutine on a reused thread (as a keyed callback that may
 // wait is run).
 func LuaCallFloor(calls int) (leaf, calling, resumed float64, err error) {
-	L := lua.NewState()
-	defer L.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	L.SetContext(ctx)
+	L, ctx, done := floorState()
+	defer done()
 	if err := L.DoString(floorScript); err != nil {
 		return 0, 0, 0, err
 	}
@@ -130,11 +136,8 @@ end
 // counted twice (n in 2.5 million for N = 10000, H = 1). eventLoop picks
 // w1_eventloop.lua's statements over w1.lua's. It returns the whole time.
 func LuaSetupFloor(n int, eventLoop bool) (time.Duration, error) {
-	L := lua.NewState()
-	defer L.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	L.SetContext(ctx)
+	L, _, done := floorState()
+	defer done()
 	var first []*lua.LFunction
 	L.SetGlobal("duration", L.NewFunction(func(L *lua.LState) int { L.SetTop(1); return 1 }))
 	L.SetGlobal("drop", L.NewFunction(func(*lua.LState) int { return 0 }))
